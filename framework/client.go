@@ -1,0 +1,356 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+
+	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/retry"
+)
+
+// Client is a ZooKeeper client with Curator's semantics: every operation runs
+// under a retry policy, paths are namespaced, protected creation survives lost
+// replies, deletes can be guaranteed, and connection states are reported to
+// listeners. A Client is safe for concurrent use. Close it to end its session.
+type Client struct {
+	opts      options
+	log       *zap.Logger
+	servers   []string
+	prefix    string // chroot + namespace, "" for none
+	listeners *connstate.Listeners
+	events    *eventQueue
+
+	// ctx is cancelled by Close; background work (guaranteed deletes,
+	// find-and-delete of protected nodes, auth) runs under it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu          sync.Mutex
+	h           *handle // current connection
+	gen         uint64
+	state       connstate.State
+	session     int64 // live session id; 0 while there is none
+	changed     chan struct{}
+	first       chan struct{}
+	expiry      *time.Timer
+	suspendSeq  uint64
+	closed      bool
+	nsEnsured   atomic.Bool
+	closeOnce   sync.Once
+	closeResult error
+}
+
+// handle is one go-zookeeper connection. The client replaces it when it
+// declares a session lost on its own, so that Lost always means a new session.
+type handle struct {
+	conn      *zk.Conn
+	gen       uint64
+	ready     chan struct{} // closed once credentials are added
+	timeoutMs atomic.Int64  // negotiated session timeout, 0 until known
+}
+
+// Connect connects to the ZooKeeper servers of connectString,
+// host:port[,host:port...][/chroot], and returns once a session is
+// established (and its credentials added). If ctx ends first, or the
+// connection timeout passes, Connect returns the error and leaves nothing
+// running.
+func Connect(ctx context.Context, connectString string, opts ...Option) (*Client, error) {
+	if ctx == nil {
+		return nil, invalid("nil context")
+	}
+	o := defaultOptions()
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, invalid("option %d is nil", i)
+		}
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	servers, chroot, err := parseConnectString(connectString)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{
+		opts:      o,
+		log:       o.logger.Named("curator"),
+		servers:   servers,
+		prefix:    chroot + o.namespace,
+		listeners: connstate.NewListeners(),
+		events:    newEventQueue(),
+		changed:   make(chan struct{}),
+		first:     make(chan struct{}),
+	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.mu.Lock()
+	c.gen = 1
+	h, err := c.dial(c.gen)
+	if err != nil {
+		c.mu.Unlock()
+		c.cancel()
+		c.listeners.Close()
+		return nil, fmt.Errorf("curator: connect %q: %w", connectString, err)
+	}
+	c.h = h
+	c.mu.Unlock()
+	c.wg.Add(1)
+	go c.run()
+
+	wctx, cancel := context.WithTimeout(ctx, o.connectionTimeout)
+	defer cancel()
+	select {
+	case <-c.first:
+		select {
+		case <-h.ready:
+			return c, nil
+		case <-wctx.Done():
+		}
+	case <-wctx.Done():
+	}
+	_ = c.Close()
+	return nil, fmt.Errorf("curator: connect %q: %w", connectString, wctx.Err())
+}
+
+// dial makes a new go-zookeeper connection; its events are tagged with gen.
+// Called with c.mu held.
+func (c *Client) dial(gen uint64) (*handle, error) {
+	h := &handle{gen: gen, ready: make(chan struct{})}
+	dialer := c.opts.dialer
+	if dialer == nil {
+		dialer = net.DialTimeout
+	}
+	conn, _, err := zk.Connect(c.servers, c.opts.sessionTimeout,
+		zk.WithDialer(sniffTimeout(dialer, &h.timeoutMs)),
+		zk.WithLogger(zkLogger{c.log.Named("zk")}),
+		zk.WithLogInfo(false),
+		zk.WithEventCallback(func(ev zk.Event) { c.events.push(connEvent{gen: gen, ev: ev}) }),
+	)
+	if err != nil {
+		return nil, err
+	}
+	h.conn = conn
+	if len(c.opts.auth) == 0 {
+		close(h.ready)
+		return h, nil
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer close(h.ready)
+		for _, a := range c.opts.auth {
+			err := retry.Do(c.ctx, retry.Forever(100*time.Millisecond), func(context.Context) error {
+				return conn.AddAuth(a.scheme, a.auth)
+			})
+			if err != nil {
+				c.log.Warn("adding credentials failed", zap.String("scheme", a.scheme), zap.Error(err))
+				return
+			}
+		}
+	}()
+	return h, nil
+}
+
+// Close ends the session, so its ephemeral nodes go at once, stops every
+// goroutine of the client (background deletes included) and waits for them.
+// Calls made after Close return ErrClosed. Close is idempotent.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		if c.expiry != nil {
+			c.expiry.Stop()
+		}
+		h := c.h
+		c.mu.Unlock()
+		c.cancel()
+		h.conn.Close()
+		c.wg.Wait()
+		c.listeners.Close()
+		c.log.Debug("closed")
+	})
+	return c.closeResult
+}
+
+// Done returns a channel that is closed when Close is called.
+func (c *Client) Done() <-chan struct{} { return c.ctx.Done() }
+
+// Listen registers fn for every state change from now on. States are
+// delivered in order, never dropped, on a goroutine of the listener's own, so
+// a slow listener blocks nobody. The returned cancel unregisters fn.
+func (c *Client) Listen(fn func(connstate.State)) (cancel func()) {
+	return c.listeners.Add(fn)
+}
+
+// State returns the current connection state.
+func (c *Client) State() connstate.State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state
+}
+
+// StateChanged returns a channel that is closed at the next state change.
+// Read State after it closes.
+func (c *Client) StateChanged() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.changed
+}
+
+// SessionID returns the id of the live session, or 0 while there is none
+// (after Lost until the next session, and after Close).
+func (c *Client) SessionID() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.session
+}
+
+// SessionTimeout returns the session timeout negotiated with the server, or
+// the requested one until a server has answered.
+func (c *Client) SessionTimeout() time.Duration {
+	c.mu.Lock()
+	h := c.h
+	c.mu.Unlock()
+	if ms := h.timeoutMs.Load(); ms > 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return c.opts.sessionTimeout
+}
+
+// Conn returns the current go-zookeeper connection, an escape hatch: paths
+// on it are not namespaced and calls on it are not retried. The client
+// replaces the connection after it declares a session lost.
+func (c *Client) Conn() *zk.Conn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.h.conn
+}
+
+// Logger returns the client's logger, for recipes to name sub-loggers from.
+func (c *Client) Logger() *zap.Logger { return c.opts.logger }
+
+// ErrorPolicy returns the policy that decides which states end lock holds.
+func (c *Client) ErrorPolicy() connstate.ErrorPolicy { return c.opts.errorPolicy }
+
+// RetryPolicy returns the policy operations retry under.
+func (c *Client) RetryPolicy() retry.Policy { return c.opts.retryPolicy }
+
+// DefaultData returns a copy of the data Create writes when given nil.
+func (c *Client) DefaultData() []byte { return append([]byte{}, c.opts.defaultData...) }
+
+// Namespace returns the namespace (without leading slash), "" if none.
+func (c *Client) Namespace() string {
+	if c.opts.namespace == "" {
+		return ""
+	}
+	return c.opts.namespace[1:]
+}
+
+// BlockUntilConnected waits until the client is connected (Connected,
+// Reconnected or ReadOnly). It returns ctx's error if ctx ends first and
+// ErrClosed if the client is closed.
+func (c *Client) BlockUntilConnected(ctx context.Context) error {
+	for {
+		c.mu.Lock()
+		closed, st, ch := c.closed, c.state, c.changed
+		c.mu.Unlock()
+		switch {
+		case closed:
+			return ErrClosed
+		case st.IsConnected():
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.ctx.Done():
+			return ErrClosed
+		}
+	}
+}
+
+// current returns the connection to use, once its credentials are added.
+func (c *Client) current(ctx context.Context) (*zk.Conn, error) {
+	c.mu.Lock()
+	h, closed := c.h, c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	select {
+	case <-h.ready:
+		return h.conn, nil
+	default:
+	}
+	select {
+	case <-h.ready:
+		return h.conn, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.ctx.Done():
+		return nil, ErrClosed
+	}
+}
+
+func (c *Client) isClosed() bool {
+	select {
+	case <-c.ctx.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// do runs op on the current connection under the retry policy, honouring
+// ctx: when ctx ends, do returns at once (the request itself may still
+// complete on the server).
+func (c *Client) do(ctx context.Context, op func(conn *zk.Conn) error) error {
+	if ctx == nil {
+		return invalid("nil context")
+	}
+	if c.isClosed() {
+		return ErrClosed
+	}
+	return retry.Do(ctx, c.opts.retryPolicy, func(ctx context.Context) error {
+		conn, err := c.current(ctx)
+		if err != nil {
+			return err
+		}
+		err = await(ctx, func() error { return op(conn) })
+		if err != nil && c.isClosed() && !errors.Is(err, ctx.Err()) {
+			return ErrClosed
+		}
+		if err != nil {
+			c.log.Debug("operation failed", zap.Error(err))
+		}
+		return err
+	})
+}
+
+// await runs f, returning early with ctx's error if ctx ends first. f keeps
+// running to completion in that case; its results must not be read.
+func await(ctx context.Context, f func() error) error {
+	if ctx.Done() == nil {
+		return f()
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ch := make(chan error, 1)
+	go func() { ch <- f() }()
+	select {
+	case err := <-ch:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,361 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/gocurator/curator/retry"
+)
+
+// CreateOption modifies Create, like Curator's create() builder.
+type CreateOption func(*createOptions) error
+
+type createOptions struct {
+	mode       Mode
+	protected  bool
+	parents    bool
+	containers bool
+	acl        []zk.ACL
+	ttl        time.Duration
+}
+
+// WithMode sets the create mode (default Persistent).
+func WithMode(m Mode) CreateOption {
+	return func(o *createOptions) error {
+		if m < Persistent || m > PersistentSequentialWithTTL {
+			return invalid("unknown create mode %d", int(m))
+		}
+		o.mode = m
+		return nil
+	}
+}
+
+// Protected makes the create survive a lost reply (Curator's
+// withProtection): the node's name gets a "_c_<uuid>-" prefix, and before
+// every retry the parent is searched for that prefix, so a create that the
+// server applied but whose reply was lost is found rather than made twice.
+// An ephemeral node found from another session is deleted and made again.
+// If the create finally fails, a background task deletes any node it may
+// have left, until it succeeds or the client closes.
+func Protected() CreateOption {
+	return func(o *createOptions) error { o.protected = true; return nil }
+}
+
+// CreatingParents creates missing ancestors as persistent nodes.
+func CreatingParents() CreateOption {
+	return func(o *createOptions) error { o.parents = true; return nil }
+}
+
+// CreatingParentContainers creates missing ancestors as container nodes,
+// which the server deletes once they are empty.
+func CreatingParentContainers() CreateOption {
+	return func(o *createOptions) error { o.parents, o.containers = true, true; return nil }
+}
+
+// WithACL sets the node's ACL instead of the client's ACL provider's.
+func WithACL(acl []zk.ACL) CreateOption {
+	return func(o *createOptions) error {
+		if len(acl) == 0 {
+			return invalid("empty ACL")
+		}
+		o.acl = acl
+		return nil
+	}
+}
+
+// WithTTL sets the TTL of a PersistentWithTTL or PersistentSequentialWithTTL
+// node; it must be positive.
+func WithTTL(ttl time.Duration) CreateOption {
+	return func(o *createOptions) error {
+		if ttl <= 0 {
+			return invalid("TTL %v must be positive", ttl)
+		}
+		o.ttl = ttl
+		return nil
+	}
+}
+
+// ProtectedPrefix is the start of every protected node's name.
+const ProtectedPrefix = "_c_"
+
+// protectedName returns "_c_<uuid>-<name>".
+func protectedName(id, name string) string { return ProtectedPrefix + id + "-" + name }
+
+// IsProtected reports whether name is a protected node name as Curator
+// recognises it: longer than 40, "_c_" prefix, a UUID in [3, 39) and a '-'
+// at index 39.
+func IsProtected(name string) bool {
+	if len(name) <= 40 || !strings.HasPrefix(name, ProtectedPrefix) || name[39] != '-' {
+		return false
+	}
+	_, err := uuid.Parse(name[3:39])
+	return err == nil
+}
+
+// StripProtected returns name without its protected prefix.
+func StripProtected(name string) string {
+	if IsProtected(name) {
+		return name[40:]
+	}
+	return name
+}
+
+// Create creates a node at path with data and returns the path the server
+// gave it (with its sequence number, for sequential modes). nil data means
+// the client's default data; use []byte{} for empty. It runs under the retry
+// policy; a cancelled or expired ctx returns its error. Without Protected, a
+// create whose reply is lost may still have been applied.
+func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...CreateOption) (string, error) {
+	var o createOptions
+	for i, opt := range opts {
+		if opt == nil {
+			return "", invalid("create option %d is nil", i)
+		}
+		if err := opt(&o); err != nil {
+			return "", err
+		}
+	}
+	if err := ValidatePath(path); err != nil {
+		return "", err
+	}
+	if path == "/" {
+		return "", fmt.Errorf("%w: cannot create the root", ErrInvalidPath)
+	}
+	if o.mode.isTTL() != (o.ttl > 0) {
+		return "", invalid("mode %v with TTL %v", o.mode, o.ttl)
+	}
+	if data == nil {
+		data = c.opts.defaultData
+	}
+	acl := o.acl
+	if acl == nil {
+		acl = c.opts.aclProvider.ACLForPath(path)
+	}
+	if o.protected {
+		return c.createProtected(ctx, path, data, acl, &o)
+	}
+	var created string
+	err := c.do(ctx, func(conn *zk.Conn) error {
+		p, err := c.createOnce(ctx, conn, path, data, acl, &o)
+		created = p
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("create %s: %w", path, err)
+	}
+	return created, nil
+}
+
+// createOnce makes one attempt, creating missing parents (and the namespace)
+// when the server answers that the parent does not exist.
+func (c *Client) createOnce(ctx context.Context, conn *zk.Conn, path string, data []byte, acl []zk.ACL, o *createOptions) (string, error) {
+	p, err := c.rawCreate(conn, c.full(path), data, acl, o)
+	if !errors.Is(err, zk.ErrNoNode) {
+		return c.strip(p), err
+	}
+	parent, _ := SplitPath(path)
+	switch {
+	case o.parents:
+		err = c.ensureParents(conn, parent, o.containers)
+	case parent == "/" && c.prefix != "":
+		err = c.ensureNamespace(conn)
+	default:
+		return "", err
+	}
+	if err != nil {
+		return "", err
+	}
+	p, err = c.rawCreate(conn, c.full(path), data, acl, o)
+	return c.strip(p), err
+}
+
+func (c *Client) rawCreate(conn *zk.Conn, full string, data []byte, acl []zk.ACL, o *createOptions) (string, error) {
+	switch {
+	case o.mode == Container:
+		return conn.CreateContainer(full, data, o.mode.flags(), acl)
+	case o.mode.isTTL():
+		return conn.CreateTTL(full, data, o.mode.flags(), acl, o.ttl)
+	default:
+		return conn.Create(full, data, o.mode.flags(), acl)
+	}
+}
+
+// ensureParents creates path and its missing ancestors, top down.
+func (c *Client) ensureParents(conn *zk.Conn, path string, containers bool) error {
+	if path == "/" {
+		return c.ensureNamespace(conn)
+	}
+	if err := c.ensureNamespace(conn); err != nil {
+		return err
+	}
+	segs := strings.Split(path[1:], "/")
+	p := ""
+	for _, s := range segs {
+		p += "/" + s
+		var err error
+		acl := c.opts.aclProvider.ACLForPath(p)
+		if containers {
+			_, err = conn.CreateContainer(c.full(p), []byte{}, zk.FlagContainer, acl)
+		} else {
+			_, err = conn.Create(c.full(p), []byte{}, zk.FlagPersistent, acl)
+		}
+		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return err
+		}
+	}
+	return nil
+}
+
+// ensureNamespace creates the chroot and namespace nodes as containers.
+// Containers vanish when empty, so this runs again whenever a create finds
+// its parent missing.
+func (c *Client) ensureNamespace(conn *zk.Conn) error {
+	if c.prefix == "" {
+		return nil
+	}
+	p := ""
+	for _, s := range strings.Split(c.prefix[1:], "/") {
+		p += "/" + s
+		_, err := conn.CreateContainer(p, []byte{}, zk.FlagContainer, c.opts.aclProvider.ACLForPath("/"))
+		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return err
+		}
+	}
+	c.nsEnsured.Store(true)
+	return nil
+}
+
+// createProtected is the protected create of wire-format.md: before each
+// retry, look for our UUID among the parent's children.
+func (c *Client) createProtected(ctx context.Context, path string, data []byte, acl []zk.ACL, o *createOptions) (string, error) {
+	id := uuid.NewString()
+	parent, name := SplitPath(path)
+	ppath := JoinPath(parent, protectedName(id, name))
+	prefix := ProtectedPrefix + id + "-"
+	// An attempt abandoned because ctx ended keeps running on its own
+	// goroutine; whoever finishes last (the caller or that attempt) starts
+	// the clean-up, so that a create applied after we gave up is deleted too.
+	var (
+		mu        sync.Mutex
+		attempted bool
+		inflight  int
+		abandoned bool
+	)
+	var created string
+	err := c.do(ctx, func(conn *zk.Conn) error {
+		mu.Lock()
+		if abandoned {
+			mu.Unlock()
+			return context.Canceled
+		}
+		retrying := attempted
+		attempted = true
+		inflight++
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			inflight--
+			cleanup := abandoned && inflight == 0
+			mu.Unlock()
+			if cleanup {
+				c.findAndDeleteInBackground(parent, prefix)
+			}
+		}()
+		if retrying {
+			found, err := c.findProtected(conn, parent, prefix, o.mode.IsEphemeral())
+			if err != nil {
+				return err
+			}
+			if found != "" {
+				created = found
+				return nil
+			}
+		}
+		p, err := c.createOnce(ctx, conn, ppath, data, acl, o)
+		created = p
+		return err
+	})
+	if err == nil {
+		return created, nil
+	}
+	mu.Lock()
+	abandoned = true
+	cleanup := attempted && inflight == 0 && (retry.IsRetryable(err) || ctx.Err() != nil)
+	mu.Unlock()
+	if cleanup {
+		// The last attempt may have been applied: make sure no node of
+		// ours is left behind.
+		c.findAndDeleteInBackground(parent, prefix)
+	}
+	return "", fmt.Errorf("create %s: %w", path, err)
+}
+
+// findProtected returns the child of parent starting with prefix, or "".
+// A found ephemeral node of another session is deleted: it belongs to a
+// session that is gone, so it must not be taken for ours.
+func (c *Client) findProtected(conn *zk.Conn, parent, prefix string, ephemeral bool) (string, error) {
+	children, _, err := conn.Children(c.full(parent))
+	if errors.Is(err, zk.ErrNoNode) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	for _, ch := range children {
+		if !strings.HasPrefix(ch, prefix) {
+			continue
+		}
+		p := JoinPath(parent, ch)
+		if !ephemeral {
+			return p, nil
+		}
+		ok, st, err := conn.Exists(c.full(p))
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return "", nil
+		}
+		if st.EphemeralOwner == conn.SessionID() {
+			return p, nil
+		}
+		c.log.Info("deleting protected node of a dead session", zap.String("path", p))
+		if err := conn.Delete(c.full(p), -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+			return "", err
+		}
+		return "", nil
+	}
+	return "", nil
+}
+
+// findAndDeleteInBackground deletes the child of parent starting with
+// prefix, if any, retrying until a listing succeeds or the client closes.
+func (c *Client) findAndDeleteInBackground(parent, prefix string) {
+	c.background(func(ctx context.Context, conn *zk.Conn) error {
+		children, _, err := conn.Children(c.full(parent))
+		if errors.Is(err, zk.ErrNoNode) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for _, ch := range children {
+			if strings.HasPrefix(ch, prefix) {
+				err := conn.Delete(c.full(JoinPath(parent, ch)), -1)
+				if err != nil && !errors.Is(err, zk.ErrNoNode) {
+					return err
+				}
+				c.log.Info("deleted node of a failed protected create", zap.String("path", JoinPath(parent, ch)))
+			}
+		}
+		return nil
+	})
+}

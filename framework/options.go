@@ -1,0 +1,203 @@
+package framework
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+
+	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/retry"
+)
+
+// Option configures Connect.
+type Option func(*options) error
+
+type options struct {
+	// sessionTimeout is the session timeout asked of the server; the server
+	// clamps it to its [minSessionTimeout, maxSessionTimeout]. Curator's
+	// default is 60s.
+	sessionTimeout time.Duration
+	// connectionTimeout bounds Connect when ctx has no earlier deadline.
+	// Curator's default is 15s.
+	connectionTimeout time.Duration
+	// retryPolicy governs every operation. Curator's recipes default to an
+	// exponential backoff; ours is 100ms base, 10 retries.
+	retryPolicy retry.Policy
+	// namespace is prepended to every path (after the chroot); "" for none.
+	namespace string
+	// logger receives the client's and go-zookeeper's logs; no-op by default.
+	logger *zap.Logger
+	// errorPolicy decides which states end lock holds: StandardPolicy.
+	errorPolicy connstate.ErrorPolicy
+	// auth is added to every session, in order.
+	auth []authInfo
+	// aclProvider gives the ACL of every created node: open (world:anyone).
+	aclProvider ACLProvider
+	// defaultData is used by Create when data is nil: the local IP, as Curator.
+	defaultData []byte
+	// dialer makes connections to servers: net.DialTimeout.
+	dialer zk.Dialer
+	// expiryPercent of the negotiated session timeout spent Suspended makes
+	// the client report Lost (Curator's simulatedSessionExpirationPercent).
+	expiryPercent int
+}
+
+type authInfo struct {
+	scheme string
+	auth   []byte
+}
+
+func defaultOptions() options {
+	return options{
+		sessionTimeout:    60 * time.Second,
+		connectionTimeout: 15 * time.Second,
+		retryPolicy:       retry.ExponentialBackoff(100*time.Millisecond, 10),
+		logger:            zap.NewNop(),
+		errorPolicy:       connstate.StandardPolicy{},
+		aclProvider:       OpenACL(),
+		defaultData:       localIP(),
+		expiryPercent:     100,
+	}
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidOption}, args...)...)
+}
+
+// WithSessionTimeout sets the session timeout asked of the server (default
+// 60s). The server may negotiate it into its own bounds; the negotiated value
+// drives client-side expiry. d must be positive.
+func WithSessionTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return invalid("session timeout %v must be positive", d)
+		}
+		o.sessionTimeout = d
+		return nil
+	}
+}
+
+// WithConnectionTimeout bounds how long Connect waits for the first session
+// when ctx has no earlier deadline (default 15s). d must be positive.
+func WithConnectionTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return invalid("connection timeout %v must be positive", d)
+		}
+		o.connectionTimeout = d
+		return nil
+	}
+}
+
+// WithRetryPolicy sets the policy every operation retries under (default:
+// ExponentialBackoff(100ms, 10)). p must not be nil.
+func WithRetryPolicy(p retry.Policy) Option {
+	return func(o *options) error {
+		if p == nil {
+			return invalid("nil retry policy")
+		}
+		o.retryPolicy = p
+		return nil
+	}
+}
+
+// WithNamespace prefixes every path with "/"+ns. The namespace node is
+// created lazily, as a container, the first time a create needs it. ns must
+// be a valid path without its leading slash, such as "app" or "app/locks".
+func WithNamespace(ns string) Option {
+	return func(o *options) error {
+		if ns == "" {
+			o.namespace = ""
+			return nil
+		}
+		if err := ValidatePath("/" + ns); err != nil {
+			return invalid("namespace %q: %w", ns, err)
+		}
+		o.namespace = "/" + ns
+		return nil
+	}
+}
+
+// WithLogger routes the client's logs, and go-zookeeper's, to l (default: a
+// no-op logger). State changes log at Info, retries and watches at Debug.
+func WithLogger(l *zap.Logger) Option {
+	return func(o *options) error {
+		if l == nil {
+			return invalid("nil logger")
+		}
+		o.logger = l
+		return nil
+	}
+}
+
+// WithErrorPolicy sets which states end lock holds (default
+// connstate.StandardPolicy{}: Suspended and Lost).
+func WithErrorPolicy(p connstate.ErrorPolicy) Option {
+	return func(o *options) error {
+		if p == nil {
+			return invalid("nil error policy")
+		}
+		o.errorPolicy = p
+		return nil
+	}
+}
+
+// WithAuth adds credentials to every session the client makes, before any
+// operation runs; for digest, auth is "user:password". May be repeated.
+func WithAuth(scheme string, auth []byte) Option {
+	return func(o *options) error {
+		if scheme == "" {
+			return invalid("empty auth scheme")
+		}
+		o.auth = append(o.auth, authInfo{scheme: scheme, auth: append([]byte(nil), auth...)})
+		return nil
+	}
+}
+
+// WithACLProvider sets the provider of the ACL of every created node,
+// including parents and namespace (default: OpenACL).
+func WithACLProvider(p ACLProvider) Option {
+	return func(o *options) error {
+		if p == nil {
+			return invalid("nil ACL provider")
+		}
+		o.aclProvider = p
+		return nil
+	}
+}
+
+// WithDefaultData sets the data Create writes when it is given nil data
+// (default: the local IP address as text, as Curator does).
+func WithDefaultData(data []byte) Option {
+	return func(o *options) error {
+		o.defaultData = append([]byte{}, data...)
+		return nil
+	}
+}
+
+// WithDialer sets how connections to servers are made, for TLS or proxies.
+func WithDialer(d zk.Dialer) Option {
+	return func(o *options) error {
+		if d == nil {
+			return invalid("nil dialer")
+		}
+		o.dialer = d
+		return nil
+	}
+}
+
+// WithSessionExpiryPercent sets after what percentage of the negotiated
+// session timeout spent Suspended the client reports Lost on its own, without
+// waiting to hear it from a server (default 100, Curator's
+// simulatedSessionExpirationPercent). pct must be in [1, 100].
+func WithSessionExpiryPercent(pct int) Option {
+	return func(o *options) error {
+		if pct < 1 || pct > 100 {
+			return invalid("session expiry percent %d not in [1, 100]", pct)
+		}
+		o.expiryPercent = pct
+		return nil
+	}
+}

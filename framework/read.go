@@ -1,0 +1,177 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Exists returns the node's Stat, or nil (and no error) if there is none.
+func (c *Client) Exists(ctx context.Context, path string) (*zk.Stat, error) {
+	if err := ValidatePath(path); err != nil {
+		return nil, err
+	}
+	var stat *zk.Stat
+	err := c.do(ctx, func(conn *zk.Conn) error {
+		ok, st, err := conn.Exists(c.full(path))
+		if ok {
+			stat = st
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("exists %s: %w", path, err)
+	}
+	return stat, nil
+}
+
+// ExistsW is Exists that also sets a watch, fired by the node's creation,
+// deletion or data change. Prefer GetW to watch a node that should exist:
+// an exists watch on a missing node stays on the server until the node is
+// created.
+func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.Event, error) {
+	if err := ValidatePath(path); err != nil {
+		return nil, nil, err
+	}
+	var (
+		stat *zk.Stat
+		ch   <-chan zk.Event
+	)
+	err := c.do(ctx, func(conn *zk.Conn) error {
+		ok, st, w, err := conn.ExistsW(c.full(path))
+		if ok {
+			stat = st
+		}
+		ch = w
+		return err
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("exists %s: %w", path, err)
+	}
+	return stat, c.watch(ch), nil
+}
+
+// Get returns the node's data and Stat; zk.ErrNoNode (wrapped) if missing.
+func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
+	if err := ValidatePath(path); err != nil {
+		return nil, nil, err
+	}
+	var (
+		data []byte
+		stat *zk.Stat
+	)
+	err := c.do(ctx, func(conn *zk.Conn) error {
+		d, st, err := conn.Get(c.full(path))
+		data, stat = d, st
+		return err
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("get %s: %w", path, err)
+	}
+	return data, stat, nil
+}
+
+// GetW is Get that also sets a watch, fired once by the node's deletion or
+// data change. When the node is missing, no watch is left on the server.
+func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
+	if err := ValidatePath(path); err != nil {
+		return nil, nil, nil, err
+	}
+	var (
+		data []byte
+		stat *zk.Stat
+		ch   <-chan zk.Event
+	)
+	err := c.do(ctx, func(conn *zk.Conn) error {
+		d, st, w, err := conn.GetW(c.full(path))
+		data, stat, ch = d, st, w
+		return err
+	})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("get %s: %w", path, err)
+	}
+	return data, stat, c.watch(ch), nil
+}
+
+// Set writes data if the node's version is version (-1: any) and returns the
+// new Stat.
+func (c *Client) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
+	if err := ValidatePath(path); err != nil {
+		return nil, err
+	}
+	if version < -1 {
+		return nil, invalid("version %d", version)
+	}
+	var stat *zk.Stat
+	err := c.do(ctx, func(conn *zk.Conn) error {
+		st, err := conn.Set(c.full(path), data, version)
+		stat = st
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("set %s: %w", path, err)
+	}
+	return stat, nil
+}
+
+// Children returns the names of the node's children (unsorted) and its Stat.
+func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat, error) {
+	if err := ValidatePath(path); err != nil {
+		return nil, nil, err
+	}
+	var (
+		children []string
+		stat     *zk.Stat
+	)
+	err := c.do(ctx, func(conn *zk.Conn) error {
+		ch, st, err := conn.Children(c.full(path))
+		children, stat = ch, st
+		return err
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("children %s: %w", path, err)
+	}
+	return children, stat, nil
+}
+
+// ChildrenW is Children that also sets a watch, fired once by a child's
+// creation or deletion, or the node's deletion.
+func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, <-chan zk.Event, error) {
+	if err := ValidatePath(path); err != nil {
+		return nil, nil, nil, err
+	}
+	var (
+		children []string
+		stat     *zk.Stat
+		ch       <-chan zk.Event
+	)
+	err := c.do(ctx, func(conn *zk.Conn) error {
+		c2, st, w, err := conn.ChildrenW(c.full(path))
+		children, stat, ch = c2, st, w
+		return err
+	})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("children %s: %w", path, err)
+	}
+	return children, stat, c.watch(ch), nil
+}
+
+// watch strips the namespace from the path of the event a watch delivers.
+// Every watch channel gets exactly one event: the change, or an
+// EventNotWatching when the session ends or the client closes.
+func (c *Client) watch(ch <-chan zk.Event) <-chan zk.Event {
+	if c.prefix == "" || ch == nil {
+		return ch
+	}
+	out := make(chan zk.Event, 1)
+	go func() {
+		ev, ok := <-ch
+		if ok {
+			ev.Path = c.strip(ev.Path)
+			out <- ev
+		}
+		close(out)
+	}()
+	return out
+}

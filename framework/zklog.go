@@ -1,0 +1,17 @@
+package framework
+
+import (
+	"fmt"
+
+	"go.uber.org/zap"
+)
+
+// zkLogger routes go-zookeeper's Printf logging into zap at Debug: the client
+// reports what matters (states, retries) itself.
+type zkLogger struct{ l *zap.Logger }
+
+func (z zkLogger) Printf(format string, args ...any) {
+	if ce := z.l.Check(zap.DebugLevel, "zk"); ce != nil {
+		ce.Write(zap.String("msg", fmt.Sprintf(format, args...)))
+	}
+}
