@@ -1,0 +1,32 @@
+# gocurator: make test | make demo | make bench | make lint
+GO        ?= go
+PKGS      ?= ./...
+STATICCHECK_VERSION ?= v0.8.2
+BENCH_ARGS ?=
+
+.PHONY: test demo bench lint deps deps-curator vet staticcheck fmt
+
+# Installs ZooKeeper (and Curator's jars, for the interop tests) when missing.
+deps:
+	@bash scripts/ensure-zookeeper.sh --with-curator
+
+test: deps
+	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+
+demo: deps
+	$(GO) run ./examples/demo
+
+bench: deps
+	$(GO) run ./cmd/curatorbench $(BENCH_ARGS)
+
+vet:
+	$(GO) vet $(PKGS)
+
+staticcheck:
+	@command -v staticcheck >/dev/null 2>&1 || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	@PATH="$$PATH:$$($(GO) env GOPATH)/bin" staticcheck $(PKGS)
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+lint: fmt vet staticcheck

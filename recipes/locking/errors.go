@@ -1,0 +1,29 @@
+package locking
+
+import (
+	"errors"
+
+	"github.com/gocurator/curator/framework"
+)
+
+// Errors shared by every lock recipe, matched with errors.Is. Recipe packages
+// re-export them.
+var (
+	// ErrNotHeld is returned by Release when nothing is held, and by Err
+	// when the last hold was released.
+	ErrNotHeld = errors.New("curator: lock not held")
+	// ErrLockLost is returned by Err once a hold ended because of the
+	// connection (per the client's ErrorPolicy) or because its node vanished,
+	// and by Release after that.
+	ErrLockLost = errors.New("curator: lock lost")
+	// ErrUpgradeNotSupported is returned at once when a read-lock holder
+	// asks for the write lock (Curator deadlocks there).
+	ErrUpgradeNotSupported = errors.New("curator: upgrading a read lock to a write lock is not supported")
+	// ErrWouldBlock is returned by Acquire(ctx, false) when the lock is
+	// held by others; no node is left behind.
+	ErrWouldBlock = errors.New("curator: lock is held by others")
+	// ErrNilClient is returned when a recipe was made with a nil client.
+	ErrNilClient = errors.New("curator: nil client")
+	// ErrInvalidPath is framework.ErrInvalidPath.
+	ErrInvalidPath = framework.ErrInvalidPath
+)

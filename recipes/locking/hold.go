@@ -1,0 +1,116 @@
+package locking
+
+import (
+	"context"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+
+	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/framework"
+)
+
+// Hold is one acquisition of a lock: our node, held until Release or until
+// the connection ends it. Safe for concurrent use.
+type Hold struct {
+	l       *Internals
+	node    string
+	czxid   int64
+	session int64
+	done    chan struct{}
+	cancel  func() // stops the state listener
+
+	mu       sync.Mutex
+	err      error // nil while held
+	released bool
+}
+
+func (l *Internals) hold(node string, stat *zk.Stat) *Hold {
+	h := &Hold{l: l, node: node, czxid: stat.Czxid, session: stat.EphemeralOwner, done: make(chan struct{})}
+	policy := l.c.ErrorPolicy()
+	h.cancel = l.c.Listen(func(s connstate.State) {
+		if policy.IsError(s) {
+			h.lose(s.String())
+		}
+	})
+	// A state change between our last request and Listen would be missed:
+	// look at the state now.
+	if st := l.c.State(); policy.IsError(st) || l.c.SessionID() != h.session {
+		h.lose("session changed while acquiring")
+	}
+	return h
+}
+
+// lose ends the hold because of the connection and deletes its node as soon
+// as the connection allows, so it blocks nobody once the session is back.
+func (h *Hold) lose(why string) {
+	h.mu.Lock()
+	if h.err != nil || h.released {
+		h.mu.Unlock()
+		return
+	}
+	h.err = ErrLockLost
+	close(h.done)
+	h.mu.Unlock()
+	h.l.log.Info("lock lost", zap.String("node", h.node), zap.String("why", why))
+	go h.cancel()
+	// Guaranteed: if the connection is down this returns at once and the
+	// delete goes on in the background until it succeeds or the client
+	// closes. A node of an expired session is gone already (Quietly).
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		defer cancel()
+		_ = h.l.c.Delete(ctx, h.node, framework.Guaranteed(), framework.Quietly())
+	}()
+}
+
+// Node returns the path of our node (without namespace).
+func (h *Hold) Node() string { return h.node }
+
+// FencingToken returns the czxid of our node: it grows with every new holder
+// of the lock, so a resource can reject a write carrying an older token.
+func (h *Hold) FencingToken() int64 { return h.czxid }
+
+// Session returns the session our node belongs to.
+func (h *Hold) Session() int64 { return h.session }
+
+// Done returns a channel closed when the hold ends: released, or lost.
+func (h *Hold) Done() <-chan struct{} { return h.done }
+
+// Err returns nil while held, ErrLockLost once lost, ErrNotHeld once released.
+func (h *Hold) Err() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.err
+}
+
+// Release ends the hold and deletes our node. The delete is guaranteed: if
+// it fails (connection down, ctx ended) Release returns the error and the
+// delete goes on in the background until it succeeds or the client closes.
+// Release after a loss returns ErrLockLost; a second Release ErrNotHeld.
+func (h *Hold) Release(ctx context.Context) error {
+	h.mu.Lock()
+	if h.released {
+		h.mu.Unlock()
+		return ErrNotHeld
+	}
+	h.released = true
+	lost := h.err
+	if lost == nil {
+		h.err = ErrNotHeld
+		close(h.done)
+	}
+	h.mu.Unlock()
+	h.cancel()
+	if lost != nil {
+		return lost
+	}
+	return h.l.c.Delete(ctx, h.node, framework.Guaranteed(), framework.Quietly())
+}
+
+// CheckOp returns a transaction operation that fails unless our node still
+// exists: put it in front of a write to a protected resource so that the
+// server applies the write only while the lock is held (ZooKeeper-side
+// fencing).
+func (h *Hold) CheckOp() framework.Op { return framework.CheckOp(h.node, -1) }

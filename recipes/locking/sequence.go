@@ -1,0 +1,71 @@
+package locking
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Sequence returns the sequence number of a child named with lockName: the
+// text after the last occurrence of lockName, read as a signed 32-bit number
+// (ZooKeeper prints the parent's int32 counter with %010d, so after 2^31-1 it
+// goes negative). ok is false for children that do not carry lockName or
+// whose suffix is not a number: they are not participants.
+func Sequence(child, lockName string) (seq int32, ok bool) {
+	i := strings.LastIndex(child, lockName)
+	if i < 0 || lockName == "" {
+		return 0, false
+	}
+	s := child[i+len(lockName):]
+	if s == "" || s[0] == '+' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 32)
+	if err != nil {
+		return 0, false
+	}
+	return int32(n), true
+}
+
+// Before reports whether sequence a was issued before b, wrap-aware: the
+// difference is taken modulo 2^32, so 2147483647 comes before -2147483648.
+// Valid while live sequence numbers span less than 2^31, which they always
+// do in a lock directory.
+func Before(a, b int32) bool { return a-b < 0 }
+
+// SortChildren returns the children that seq recognises, in sequence order
+// (ties broken by name). Foreign children are dropped.
+func SortChildren(children []string, seq func(string) (int32, bool)) []string {
+	type entry struct {
+		name string
+		seq  int32
+	}
+	entries := make([]entry, 0, len(children))
+	for _, c := range children {
+		if s, ok := seq(c); ok {
+			entries = append(entries, entry{c, s})
+		}
+	}
+	sort.Slice(entries, func(i, j int) bool {
+		a, b := entries[i], entries[j]
+		if a.seq != b.seq {
+			return Before(a.seq, b.seq)
+		}
+		return a.name < b.name
+	})
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = e.name
+	}
+	return out
+}
+
+// indexOf returns the position of name in sorted, or -1.
+func indexOf(sorted []string, name string) int {
+	for i, s := range sorted {
+		if s == name {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,29 @@
+// Package mutex provides a reentrant distributed mutex on ZooKeeper,
+// wire-compatible with Curator's InterProcessMutex.
+//
+// # Znode layout
+//
+// Each waiter and the holder own one EPHEMERAL_SEQUENTIAL node
+// "<path>/_c_<uuid>-lock-<seq>" whose data is the client's default data (the
+// local IP, as Curator writes) or the WithData bytes; empty for a revocable
+// mutex. The lock path and its missing ancestors are created as containers,
+// which the server deletes once empty. Go and Java processes contend
+// correctly on one path.
+//
+// # Guarantees
+//
+// The node with the lowest sequence number holds the lock; every other node
+// watches only the node just ahead of it, so a release wakes exactly one
+// waiter. A Mutex is reentrant per handle: the *Mutex value is the owner (Go
+// has no thread identity), so two goroutines that must exclude each other use
+// two handles. FencingToken (the holder node's czxid) grows with every new
+// holder; CheckOp and FencedMulti make ZooKeeper itself reject a write once
+// the hold is gone. A failed or cancelled Acquire leaves no node.
+//
+// # Connection loss
+//
+// Under the client's ErrorPolicy (connstate.StandardPolicy by default) a
+// Suspended or Lost state ends the hold: Done closes and Err returns
+// ErrLockLost. Waiting acquirers keep their place across Suspended and
+// Reconnected on the same session; after Lost they make a new node.
+package mutex
