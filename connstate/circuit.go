@@ -20,6 +20,7 @@ import (
 // closes and the last state is forwarded if it differs from the last one
 // forwarded.
 type CircuitBreaker struct {
+	callMu    sync.Mutex // one listener call at a time, in order
 	mu        sync.Mutex
 	listener  func(State)
 	policy    retry.Policy
@@ -62,8 +63,14 @@ func (b *CircuitBreaker) Handle(s State) {
 	}
 	b.mu.Unlock()
 	if forward {
-		b.listener(s)
+		b.call(s)
 	}
+}
+
+func (b *CircuitBreaker) call(s State) {
+	b.callMu.Lock()
+	defer b.callMu.Unlock()
+	b.listener(s)
 }
 
 func (b *CircuitBreaker) openLocked() {
@@ -104,7 +111,7 @@ func (b *CircuitBreaker) check() {
 	}
 	b.mu.Unlock()
 	if forward {
-		b.listener(s)
+		b.call(s)
 	}
 }
 

@@ -14,7 +14,8 @@ import (
 // Hold is one acquisition of a lock: our node, held until Release or until
 // the connection ends it. Safe for concurrent use.
 type Hold struct {
-	l       *Internals
+	c       *framework.Client
+	log     *zap.Logger
 	node    string
 	czxid   int64
 	session int64
@@ -27,16 +28,28 @@ type Hold struct {
 }
 
 func (l *Internals) hold(node string, stat *zk.Stat) *Hold {
-	h := &Hold{l: l, node: node, czxid: stat.Czxid, session: stat.EphemeralOwner, done: make(chan struct{})}
-	policy := l.c.ErrorPolicy()
-	h.cancel = l.c.Listen(func(s connstate.State) {
+	return NewHold(l.c, node, stat, l.log)
+}
+
+// NewHold starts tracking a held node of ours (stat is its Stat), for
+// recipes whose holds are not made by the loop, such as a semaphore lease:
+// the hold ends on Release, or when the client's ErrorPolicy says a state is
+// an error or the session is no longer stat's, and then its node is deleted.
+// log may be nil.
+func NewHold(c *framework.Client, node string, stat *zk.Stat, log *zap.Logger) *Hold {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	h := &Hold{c: c, log: log, node: node, czxid: stat.Czxid, session: stat.EphemeralOwner, done: make(chan struct{})}
+	policy := c.ErrorPolicy()
+	h.cancel = c.Listen(func(s connstate.State) {
 		if policy.IsError(s) {
 			h.lose(s.String())
 		}
 	})
 	// A state change between our last request and Listen would be missed:
 	// look at the state now.
-	if st := l.c.State(); policy.IsError(st) || l.c.SessionID() != h.session {
+	if st := c.State(); policy.IsError(st) || c.SessionID() != h.session {
 		h.lose("session changed while acquiring")
 	}
 	return h
@@ -53,7 +66,7 @@ func (h *Hold) lose(why string) {
 	h.err = ErrLockLost
 	close(h.done)
 	h.mu.Unlock()
-	h.l.log.Info("lock lost", zap.String("node", h.node), zap.String("why", why))
+	h.log.Info("lock lost", zap.String("node", h.node), zap.String("why", why))
 	go h.cancel()
 	// Guaranteed: if the connection is down this returns at once and the
 	// delete goes on in the background until it succeeds or the client
@@ -61,7 +74,7 @@ func (h *Hold) lose(why string) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 		defer cancel()
-		_ = h.l.c.Delete(ctx, h.node, framework.Guaranteed(), framework.Quietly())
+		_ = h.c.Delete(ctx, h.node, framework.Guaranteed(), framework.Quietly())
 	}()
 }
 
@@ -106,7 +119,7 @@ func (h *Hold) Release(ctx context.Context) error {
 	if lost != nil {
 		return lost
 	}
-	return h.l.c.Delete(ctx, h.node, framework.Guaranteed(), framework.Quietly())
+	return h.c.Delete(ctx, h.node, framework.Guaranteed(), framework.Quietly())
 }
 
 // CheckOp returns a transaction operation that fails unless our node still

@@ -50,7 +50,7 @@ func WatchRevocation(h *Hold, fn func()) {
 				}
 				cancel()
 			}()
-			data, _, ch, err := h.l.c.GetW(ctx, h.node)
+			data, _, ch, err := h.c.GetW(ctx, h.node)
 			cancel()
 			if err != nil {
 				return

@@ -1,0 +1,77 @@
+// Package curatorjava is internal test and benchmark support: it runs the
+// reference Java implementation, Apache Curator's lock recipes, next to the
+// Go port so that the two can be checked against each other on a real
+// ZooKeeper ensemble and compared for speed.
+//
+// It is not part of the library's API and is meant for tests and benchmark
+// programs only.
+//
+// # Requirements
+//
+// A JDK (java and javac, 11 or newer; JAVA_HOME is honoured) and the Debian
+// packages of Curator 5 and its dependencies:
+//
+//	sudo apt-get update && sudo apt-get install -y libcurator-recipes-java
+//
+// (or bash scripts/ensure-zookeeper.sh --with-curator). [Classpath] lists the
+// jars that are used. The Java sources in the java directory are embedded in
+// the package and compiled on first use into a per-user cache directory keyed
+// by a hash of the sources, the compiler and the classpath ([CompiledClasses]),
+// so repeated test runs start the JVM without recompiling.
+//
+// # The driver protocol
+//
+// [StartDriver] starts Driver.java, one Curator client (one ZooKeeper
+// session) per driver. The driver reads one command per line on stdin and
+// answers every command with exactly one line on stdout, in order:
+//
+//	OK [result]
+//	ERR <exception class>: <message>
+//
+// Asynchronous notifications are lines that start with "EVENT " and can come
+// at any time between responses:
+//
+//	EVENT state <CONNECTED|SUSPENDED|RECONNECTED|LOST|READ_ONLY>
+//	EVENT revoked <id>
+//	EVENT count <id> <value>       a SharedCount saw a new value
+//	EVENT revokeFailed <id> <exception>
+//
+// Commands name a handle by an id chosen by the caller; paths are absolute
+// ZooKeeper paths, timeouts are in milliseconds (a negative timeout waits
+// forever):
+//
+//	mutex <id> <path>            create an InterProcessMutex
+//	rwlock <id> <path>           create an InterProcessReadWriteLock; its locks
+//	                             are the ids <id>.read and <id>.write
+//	semmutex <id> <path>         create an InterProcessSemaphoreMutex
+//	acquire <id> <timeoutMs>     acquire a lock handle    -> OK true|false
+//	release <id>                 release a lock handle
+//	holding <id>                 isAcquiredInThisProcess  -> OK true|false
+//	semv2 <id> <path> <max>      create an InterProcessSemaphoreV2
+//	lease <id> <timeoutMs>       acquire one lease        -> OK <lease node path>|none
+//	return <lease node path>     return a lease acquired by this driver
+//	count <id> <path> <seed>     create and start a SharedCount
+//	get <id>                     current count            -> OK <value>
+//	set <id> <value>             setCount
+//	trySet <id> <value>          trySetCount against the cached version -> OK true|false
+//	participants <id>            participant nodes of a mutex, an rwlock (or
+//	                             either of its locks) or a semv2 -> OK a,b,c
+//	                             (Curator's own form: full paths for locks,
+//	                             node names for semaphores)
+//	revocable <id>               make a mutex revocable (before acquiring it);
+//	                             on a revocation request the driver releases it
+//	                             and emits "EVENT revoked <id>"
+//	revoke <lock node path>      Revoker.attemptRevoke
+//	close <id>                   close (SharedCount) and forget a handle
+//	ping                         -> OK pong
+//	quit                         release everything, close the client -> OK bye
+//
+// All commands of one driver run on one Java thread, one at a time, so a
+// blocking acquire delays the commands after it; use several drivers to model
+// several processes.
+//
+// # Benchmarks
+//
+// [RunBench] runs Bench.java, a closed-loop benchmark with one Curator client
+// per worker thread, and returns its measurements.
+package curatorjava

@@ -1,0 +1,5 @@
+package curatorjava
+
+import "testing"
+
+func startZooKeeper(t *testing.T) string { return "localhost:21810" }
