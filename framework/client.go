@@ -166,6 +166,7 @@ func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
 		c.closed = true
+		c.session = 0
 		if c.expiry != nil {
 			c.expiry.Stop()
 		}
@@ -258,6 +259,9 @@ func (c *Client) Namespace() string {
 // Reconnected or ReadOnly). It returns ctx's error if ctx ends first and
 // ErrClosed if the client is closed.
 func (c *Client) BlockUntilConnected(ctx context.Context) error {
+	if ctx == nil {
+		return invalid("nil context")
+	}
 	for {
 		c.mu.Lock()
 		closed, st, ch := c.closed, c.state, c.changed

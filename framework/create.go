@@ -155,25 +155,29 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 }
 
 // createOnce makes one attempt, creating missing parents (and the namespace)
-// when the server answers that the parent does not exist.
+// when the server answers that the parent does not exist. Container parents
+// can be deleted by the server between our creating them and our create, so
+// that case is tried a few times.
 func (c *Client) createOnce(ctx context.Context, conn *zk.Conn, path string, data []byte, acl []zk.ACL, o *createOptions) (string, error) {
 	p, err := c.rawCreate(conn, c.full(path), data, acl, o)
-	if !errors.Is(err, zk.ErrNoNode) {
-		return c.strip(p), err
-	}
 	parent, _ := SplitPath(path)
-	switch {
-	case o.parents:
-		err = c.ensureParents(conn, parent, o.containers)
-	case parent == "/" && c.prefix != "":
-		err = c.ensureNamespace(conn)
-	default:
-		return "", err
+	for tries := 0; errors.Is(err, zk.ErrNoNode) && tries < 5; tries++ {
+		switch {
+		case o.parents:
+			err = c.ensureParents(conn, parent, o.containers)
+		case parent == "/" && c.prefix != "":
+			err = c.ensureNamespace(conn)
+		default:
+			return "", err
+		}
+		if err != nil {
+			return "", err
+		}
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		p, err = c.rawCreate(conn, c.full(path), data, acl, o)
 	}
-	if err != nil {
-		return "", err
-	}
-	p, err = c.rawCreate(conn, c.full(path), data, acl, o)
 	return c.strip(p), err
 }
 

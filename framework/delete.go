@@ -69,6 +69,9 @@ func (c *Client) Delete(ctx context.Context, path string, opts ...DeleteOption) 
 	if path == "/" {
 		return fmt.Errorf("%w: cannot delete the root", ErrInvalidPath)
 	}
+	if ctx == nil {
+		return invalid("nil context")
+	}
 	// A missing node on a retry means an earlier attempt was applied and
 	// only its reply was lost: that is success.
 	var attempts atomic.Int32

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/go-zookeeper/zk"
@@ -59,6 +60,7 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]zk.MultiResponse, erro
 		return nil, invalid("empty transaction")
 	}
 	reqs := make([]any, len(ops))
+	createsTop := false // a create directly under the namespace root
 	for i, o := range ops {
 		if err := ValidatePath(o.path); err != nil {
 			return nil, fmt.Errorf("op %d: %w", i, err)
@@ -78,6 +80,9 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]zk.MultiResponse, erro
 				acl = c.opts.aclProvider.ACLForPath(o.path)
 			}
 			reqs[i] = &zk.CreateRequest{Path: full, Data: data, Acl: acl, Flags: o.mode.flags()}
+			if parent, _ := SplitPath(o.path); parent == "/" {
+				createsTop = true
+			}
 		case opDelete:
 			reqs[i] = &zk.DeleteRequest{Path: full, Version: o.version}
 		case opSet:
@@ -91,6 +96,14 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]zk.MultiResponse, erro
 	var res []zk.MultiResponse
 	err := c.do(ctx, func(conn *zk.Conn) error {
 		r, err := conn.Multi(reqs...)
+		if errors.Is(err, zk.ErrNoNode) && createsTop && c.prefix != "" {
+			// As Create: the namespace is made on demand (and, being a
+			// container, again after the server reaped it).
+			if err := c.ensureNamespace(conn); err != nil {
+				return err
+			}
+			r, err = conn.Multi(reqs...)
+		}
 		res = r
 		return err
 	})

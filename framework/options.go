@@ -92,11 +92,15 @@ func WithConnectionTimeout(d time.Duration) Option {
 }
 
 // WithRetryPolicy sets the policy every operation retries under (default:
-// ExponentialBackoff(100ms, 10)). p must not be nil.
+// ExponentialBackoff(100ms, 10)). p must not be nil nor invalid (see
+// retry.Validate).
 func WithRetryPolicy(p retry.Policy) Option {
 	return func(o *options) error {
 		if p == nil {
 			return invalid("nil retry policy")
+		}
+		if err := retry.Validate(p); err != nil {
+			return invalid("retry policy: %w", err)
 		}
 		o.retryPolicy = p
 		return nil

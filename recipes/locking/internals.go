@@ -140,6 +140,11 @@ func (l *Internals) wait(ctx context.Context, node string, wait bool) (*Hold, er
 			changed = l.changed()
 		}
 		sorted, st, err := l.list(ctx, node, stat == nil)
+		if errors.Is(err, zk.ErrNoNode) {
+			// The lock path is gone, so our node is too (its container
+			// parent was reaped after our session ended).
+			return nil, errRecreate
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,122 @@
+package framework
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/zktest"
+)
+
+// With digest credentials and CreatorACL, nodes are the creator's alone:
+// other clients can neither read, write nor delete them, the owner can, and
+// the owner's credentials survive a session expiry (the new session gets
+// them again before any operation runs).
+func TestCreatorACL(t *testing.T) {
+	srv := server(t)
+	ns := newNamespace(t)
+	proxy := zktest.NewProxy(t, srv.Addr())
+	const sessionTimeout = 1500 * time.Millisecond
+	owner := connect(t, proxy.Addr(), WithNamespace(ns), WithSessionTimeout(sessionTimeout),
+		WithAuth("digest", []byte("user:pw")), WithACLProvider(CreatorACL()))
+	ctx := testCtx(t)
+
+	if _, err := owner.Create(ctx, "/secret", []byte("s3cr3t")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := owner.Create(ctx, "/dir/leaf", []byte("leaf"), CreatingParents()); err != nil {
+		t.Fatal(err)
+	}
+	// Every node the owner made, namespace and parents included, is
+	// creator-only: digest user:<hash>, all permissions.
+	for _, p := range []string{"/" + ns, "/" + ns + "/secret", "/" + ns + "/dir", "/" + ns + "/dir/leaf"} {
+		acl, _, err := owner.Conn().GetACL(p)
+		if err != nil {
+			t.Fatalf("GetACL(%s): %v", p, err)
+		}
+		if len(acl) != 1 || acl[0].Scheme != "digest" || !strings.HasPrefix(acl[0].ID, "user:") || acl[0].Perms != zk.PermAll {
+			t.Fatalf("ACL of %s = %+v, want digest user:<hash> with all permissions", p, acl)
+		}
+	}
+
+	strangers := []struct {
+		name string
+		c    *Client
+	}{
+		{"no credentials", connectNS(t, ns)},
+		{"wrong password", connectNS(t, ns, WithAuth("digest", []byte("user:wrong")))},
+		{"other user", connectNS(t, ns, WithAuth("digest", []byte("other:pw")))},
+	}
+	for _, s := range strangers {
+		t.Run(s.name, func(t *testing.T) {
+			c := s.c
+			if _, _, err := c.Get(ctx, "/secret"); !errors.Is(err, zk.ErrNoAuth) {
+				t.Errorf("Get = %v, want zk.ErrNoAuth", err)
+			}
+			if _, _, _, err := c.GetW(ctx, "/secret"); !errors.Is(err, zk.ErrNoAuth) {
+				t.Errorf("GetW = %v, want zk.ErrNoAuth", err)
+			}
+			if _, err := c.Set(ctx, "/secret", []byte("mine"), -1); !errors.Is(err, zk.ErrNoAuth) {
+				t.Errorf("Set = %v, want zk.ErrNoAuth", err)
+			}
+			if err := c.Delete(ctx, "/secret"); !errors.Is(err, zk.ErrNoAuth) {
+				t.Errorf("Delete = %v, want zk.ErrNoAuth", err)
+			}
+			if err := c.Delete(ctx, "/dir", DeletingChildren()); !errors.Is(err, zk.ErrNoAuth) {
+				t.Errorf("Delete with children = %v, want zk.ErrNoAuth", err)
+			}
+			if _, _, err := c.Children(ctx, "/dir"); !errors.Is(err, zk.ErrNoAuth) {
+				t.Errorf("Children = %v, want zk.ErrNoAuth", err)
+			}
+			if _, err := c.Create(ctx, "/dir/intruder", nil); !errors.Is(err, zk.ErrNoAuth) {
+				t.Errorf("Create under the owner's node = %v, want zk.ErrNoAuth", err)
+			}
+			if _, err := c.Multi(ctx, SetOp("/secret", []byte("mine"), -1)); !errors.Is(err, zk.ErrNoAuth) {
+				t.Errorf("Multi set = %v, want zk.ErrNoAuth", err)
+			}
+		})
+	}
+	if data, _, err := owner.Get(ctx, "/secret"); err != nil || string(data) != "s3cr3t" {
+		t.Fatalf("owner's Get after the strangers tried = %q, %v", data, err)
+	}
+
+	// The owner keeps working.
+	if _, err := owner.Set(ctx, "/secret", []byte("v2"), -1); err != nil {
+		t.Fatalf("owner's Set: %v", err)
+	}
+	if kids, _, err := owner.Children(ctx, "/dir"); err != nil || len(kids) != 1 {
+		t.Fatalf("owner's Children = %q, %v", kids, err)
+	}
+
+	// Expire the owner's session while it is cut off; the new session must
+	// carry the credentials again.
+	states := record(owner)
+	defer states.cancel()
+	first := owner.SessionID()
+	proxy.Cut()
+	states.expect(t, testTimeout, connstate.Suspended, connstate.Lost)
+	proxy.Restore()
+	states.expect(t, testTimeout, connstate.Reconnected)
+	if sid := owner.SessionID(); sid == first || sid == 0 {
+		t.Fatalf("session after expiry = %#x, want a new one (old %#x)", sid, first)
+	}
+	if data, _, err := owner.Get(ctx, "/secret"); err != nil || string(data) != "v2" {
+		t.Fatalf("owner's Get on a new session = %q, %v; credentials not re-applied", data, err)
+	}
+	if _, err := owner.Set(ctx, "/secret", []byte("v3"), -1); err != nil {
+		t.Fatalf("owner's Set on a new session: %v", err)
+	}
+	if _, err := owner.Create(ctx, "/after", []byte("x"), WithMode(Ephemeral)); err != nil {
+		t.Fatalf("owner's Create on a new session: %v", err)
+	}
+	if _, _, err := strangers[0].c.Get(ctx, "/after"); !errors.Is(err, zk.ErrNoAuth) {
+		t.Fatalf("stranger's Get of a node made on the new session = %v, want zk.ErrNoAuth", err)
+	}
+	if err := owner.Delete(ctx, "/dir", DeletingChildren()); err != nil {
+		t.Fatalf("owner's Delete: %v", err)
+	}
+}

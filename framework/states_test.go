@@ -1,0 +1,247 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/retry"
+	"github.com/gocurator/curator/zktest"
+)
+
+// Cut and Restore within the session timeout: Suspended then Reconnected on
+// the same session. Cut for longer than the session timeout: Lost while
+// still cut (pitfall 5: nobody can tell the client its session expired, so
+// it must decide on its own), then Reconnected on a new session.
+func TestConnectionStates(t *testing.T) {
+	srv := server(t)
+	ns := newNamespace(t)
+	proxy := zktest.NewProxy(t, srv.Addr())
+	// 3s: long enough for go-zookeeper's one-second reconnect pause to stay
+	// well inside the session, short enough for expiry to come quickly.
+	const sessionTimeout = 3 * time.Second
+	c := connect(t, proxy.Addr(), WithNamespace(ns), WithSessionTimeout(sessionTimeout))
+	direct := connectNS(t, ns)
+	ctx := testCtx(t)
+	if got := c.SessionTimeout(); got != sessionTimeout {
+		t.Fatalf("negotiated session timeout %v, want %v", got, sessionTimeout)
+	}
+	if c.State() != connstate.Connected {
+		t.Fatalf("state after Connect = %v, want Connected", c.State())
+	}
+	states := record(c)
+	defer states.cancel()
+
+	first := c.SessionID()
+	if first == 0 {
+		t.Fatal("no session id after Connect")
+	}
+	eph, err := c.Create(ctx, "/eph", nil, WithMode(Ephemeral))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A short partition.
+	proxy.Cut()
+	states.expect(t, testTimeout, connstate.Suspended)
+	if c.State() != connstate.Suspended {
+		t.Fatalf("State() = %v while cut, want Suspended", c.State())
+	}
+	if c.SessionID() != first {
+		t.Fatalf("SessionID() = %#x while suspended, want %#x", c.SessionID(), first)
+	}
+	proxy.Restore()
+	states.expect(t, testTimeout, connstate.Reconnected)
+	if c.SessionID() != first {
+		t.Fatalf("session after a short cut = %#x, want the same session %#x", c.SessionID(), first)
+	}
+	if st, err := direct.Exists(ctx, eph); err != nil || st == nil {
+		t.Fatalf("ephemeral node gone after a short cut: %v, %v", st, err)
+	}
+
+	// A partition longer than the session: Lost arrives while still cut.
+	proxy.Cut()
+	cutAt := time.Now()
+	states.expect(t, testTimeout, connstate.Suspended, connstate.Lost)
+	if waited := time.Since(cutAt); waited < sessionTimeout*9/10 {
+		t.Fatalf("Lost %v after the cut, before the session timeout %v", waited, sessionTimeout)
+	}
+	if c.State() != connstate.Lost {
+		t.Fatalf("State() = %v after Lost", c.State())
+	}
+	if c.SessionID() != 0 {
+		t.Fatalf("SessionID() = %#x after Lost, want 0", c.SessionID())
+	}
+	proxy.Restore()
+	states.expect(t, testTimeout, connstate.Reconnected)
+	second := c.SessionID()
+	if second == 0 || second == first {
+		t.Fatalf("session after Lost = %#x, want a new one (old %#x)", second, first)
+	}
+	if err := c.BlockUntilConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The old session's ephemeral node goes with it (the server expires the
+	// session on its own clock, so poll).
+	eventually(t, testTimeout, "old session's ephemeral node deleted", func() (bool, error) {
+		st, err := direct.Exists(ctx, eph)
+		return err == nil && st == nil, err
+	})
+	// The new session works.
+	p, err := c.Create(ctx, "/eph", nil, WithMode(Ephemeral))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := direct.Exists(ctx, p)
+	if err != nil || st == nil || st.EphemeralOwner != second {
+		t.Fatalf("new ephemeral node: stat %+v, err %v; want owner %#x", st, err, second)
+	}
+}
+
+// A listener that blocks delays neither the other listeners nor the client:
+// states flow to the others, the connection is repaired and operations
+// complete; the blocked listener then gets every state, in order.
+func TestBlockedListener(t *testing.T) {
+	srv := server(t)
+	ns := newNamespace(t)
+	proxy := zktest.NewProxy(t, srv.Addr())
+	c := connect(t, proxy.Addr(), WithNamespace(ns), WithSessionTimeout(5*time.Second))
+	ctx := testCtx(t)
+
+	release := make(chan struct{})
+	slow := make(chan connstate.State, 16)
+	cancelSlow := c.Listen(func(s connstate.State) {
+		<-release
+		slow <- s
+	})
+	defer cancelSlow()
+	// Close waits for listeners to return: never leave this one blocked.
+	var once bool
+	unblock := func() {
+		if !once {
+			once = true
+			close(release)
+		}
+	}
+	defer unblock()
+	states := record(c)
+	defer states.cancel()
+
+	proxy.Cut()
+	states.expect(t, testTimeout, connstate.Suspended)
+	proxy.Restore()
+	states.expect(t, testTimeout, connstate.Reconnected)
+	if _, err := c.Create(ctx, "/while-blocked", []byte("x")); err != nil {
+		t.Fatalf("create while a listener blocks: %v", err)
+	}
+	if _, _, err := c.Get(ctx, "/while-blocked"); err != nil {
+		t.Fatalf("get while a listener blocks: %v", err)
+	}
+	if len(slow) != 0 {
+		t.Fatal("the blocked listener returned before it was released")
+	}
+
+	unblock()
+	for _, want := range []connstate.State{connstate.Suspended, connstate.Reconnected} {
+		if got := waitEvent(t, slow, testTimeout, "state for the released listener"); got != want {
+			t.Fatalf("released listener got %v, want %v", got, want)
+		}
+	}
+}
+
+// Listen's cancel stops delivery; listeners see states in order even when
+// many are published quickly (pitfall 14: never drop a state).
+func TestListenCancel(t *testing.T) {
+	srv := server(t)
+	proxy := zktest.NewProxy(t, srv.Addr())
+	c := connect(t, proxy.Addr(), WithSessionTimeout(5*time.Second))
+	kept := record(c)
+	defer kept.cancel()
+	dropped := record(c)
+	dropped.cancel()
+
+	proxy.Cut()
+	kept.expect(t, testTimeout, connstate.Suspended)
+	proxy.Restore()
+	kept.expect(t, testTimeout, connstate.Reconnected)
+	if len(dropped.ch) != 0 {
+		t.Fatalf("a cancelled listener got %d states", len(dropped.ch))
+	}
+}
+
+// BlockUntilConnected returns at once when connected, waits through a
+// partition, honours ctx, and reports ErrClosed after Close.
+func TestBlockUntilConnected(t *testing.T) {
+	srv := server(t)
+	proxy := zktest.NewProxy(t, srv.Addr())
+	c := connect(t, proxy.Addr(), WithSessionTimeout(10*time.Second))
+	ctx := testCtx(t)
+	if err := c.BlockUntilConnected(ctx); err != nil {
+		t.Fatalf("connected client: %v", err)
+	}
+	states := record(c)
+	defer states.cancel()
+
+	proxy.Cut()
+	states.expect(t, testTimeout, connstate.Suspended)
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if err := c.BlockUntilConnected(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("while cut, with a 200ms deadline: %v, want context.DeadlineExceeded", err)
+	}
+
+	done := make(chan error, 1)
+	go func() { done <- c.BlockUntilConnected(ctx) }()
+	proxy.Restore()
+	if err := waitEvent(t, done, testTimeout, "BlockUntilConnected after Restore"); err != nil {
+		t.Fatalf("after Restore: %v", err)
+	}
+	states.expect(t, testTimeout, connstate.Reconnected)
+
+	// Waiting while the client closes.
+	proxy.Cut()
+	states.expect(t, testTimeout, connstate.Suspended)
+	go func() { done <- c.BlockUntilConnected(ctx) }()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitEvent(t, done, testTimeout, "BlockUntilConnected across Close"); !errors.Is(err, ErrClosed) {
+		t.Fatalf("waiting across Close: %v, want ErrClosed", err)
+	}
+	if err := c.BlockUntilConnected(ctx); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after Close: %v, want ErrClosed", err)
+	}
+}
+
+// Calls waiting for a partition to end when Close runs return ErrClosed,
+// promptly, even when the retry policy would sleep a long time.
+func TestCloseInterruptsWaitingCalls(t *testing.T) {
+	srv := server(t)
+	proxy := zktest.NewProxy(t, srv.Addr())
+	c := connect(t, proxy.Addr(), WithSessionTimeout(10*time.Second),
+		WithRetryPolicy(retry.NTimes(1000, 5*time.Second)))
+	ctx := testCtx(t)
+	states := record(c)
+	defer states.cancel()
+
+	proxy.Cut()
+	states.expect(t, testTimeout, connstate.Suspended)
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := c.Get(ctx, "/anything")
+		done <- err
+	}()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	closedAt := time.Now()
+	err := waitEvent(t, done, testTimeout, "Get across Close")
+	if !errors.Is(err, ErrClosed) {
+		t.Fatalf("Get across Close: %v, want ErrClosed", err)
+	}
+	if d := time.Since(closedAt); d > 2*time.Second {
+		t.Fatalf("Get returned %v after Close: Close must end waiting calls promptly", d)
+	}
+}

@@ -1,0 +1,76 @@
+package locking_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/locking"
+)
+
+// leaderDriver is a custom recipe: the oldest "leader-" node leads, every
+// other candidate watches the one just ahead of it. Three methods are all a
+// recipe needs; the loop does the rest (protected create, watches,
+// cancellation clean-up, loss detection).
+type leaderDriver struct{}
+
+func (leaderDriver) Node() locking.NodeSpec {
+	return locking.NodeSpec{Name: "leader-", Mode: framework.EphemeralSequential, Data: []byte("candidate")}
+}
+
+func (leaderDriver) Sequence(child string) (int32, bool) { return locking.Sequence(child, "leader-") }
+
+func (leaderDriver) GetsTheLock(sorted []string, own string, _ int) (locking.Verdict, error) {
+	for i, name := range sorted {
+		if name != own {
+			continue
+		}
+		if i == 0 {
+			return locking.Verdict{Held: true}, nil
+		}
+		// Only the first candidate can be in the way of the second, and
+		// nobody joins ahead of us: its deletion makes us leader.
+		return locking.Verdict{Watch: sorted[i-1], HeldWhenGone: i == 1}, nil
+	}
+	return locking.Verdict{}, fmt.Errorf("%w: %s not a candidate", locking.ErrLockLost, own)
+}
+
+// A custom recipe built on the shared loop: leader election.
+func Example_customRecipe() {
+	ctx := context.Background()
+	c, err := framework.Connect(ctx, "127.0.0.1:2181")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	election := locking.New(c, "/services/billing/leader", leaderDriver{})
+	hold, err := election.Acquire(ctx, true) // blocks until we lead
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer hold.Release(context.Background())
+	fmt.Println("leading as", strings.TrimPrefix(hold.Node(), "/services/billing/leader/"))
+	select {
+	case <-hold.Done(): // leadership lost with the connection
+		fmt.Println("lost:", hold.Err())
+	case <-ctx.Done():
+	}
+}
+
+// The predicate for the standard recipes, evaluated on a listing.
+func ExampleStandardDriver() {
+	d := locking.StandardDriver{LockName: "lock-"}
+	sorted := locking.SortChildren([]string{
+		"_c_b-lock-0000000003", "config", "_c_a-lock-0000000002", "_c_c-lock-0000000004",
+	}, d.Sequence)
+	v, _ := d.GetsTheLock(sorted, "_c_c-lock-0000000004", 1)
+	fmt.Println(sorted)
+	fmt.Printf("held=%v watch=%s\n", v.Held, v.Watch)
+	// Output:
+	// [_c_a-lock-0000000002 _c_b-lock-0000000003 _c_c-lock-0000000004]
+	// held=false watch=_c_b-lock-0000000003
+}

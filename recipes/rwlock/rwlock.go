@@ -1,0 +1,71 @@
+package rwlock
+
+import (
+	"sync"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/locking"
+)
+
+// RWLock is a distributed read/write lock: a pair of locks on one path, the
+// read lock shared by any number of holders while no writer holds, the write
+// lock exclusive. Both are fair: each is granted in the order requested
+// (ZooKeeper's order), so a queued writer is not starved by readers that
+// came after it.
+//
+// The *RWLock value is the owner (Go has no thread identity): each of its
+// locks is reentrant, its write-lock holder may take its read lock at once
+// (downgrade), and goroutines that must exclude each other use RWLocks of
+// their own. Methods are safe for concurrent use.
+type RWLock struct {
+	read, write *Lock
+
+	mu sync.Mutex
+	// writeChanged is closed, and replaced, whenever the write lock's hold
+	// starts or ends: a read acquire waiting behind our own write node then
+	// looks again, since that node no longer blocks it once held.
+	writeChanged chan struct{}
+}
+
+// New returns a read/write lock on path. It does no I/O; a nil client or an
+// invalid path is reported by every call of either lock (ErrNilClient,
+// ErrInvalidPath).
+func New(c *framework.Client, path string, opts ...Option) *RWLock {
+	var o options
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	rw := &RWLock{writeChanged: make(chan struct{})}
+	var lopts []locking.Option
+	if c != nil {
+		lopts = append(lopts, locking.WithLogger(c.Logger().Named("rwlock")))
+	}
+	rw.write = newLock(rw, writeSide, locking.New(c, path, writeDriver{data: o.data}, lopts...))
+	rd := &readDriver{data: o.data, ownWrite: rw.write.heldName}
+	rw.read = newLock(rw, readSide, locking.New(c, path, rd, append(lopts, locking.WithChanged(rw.changed))...))
+	return rw
+}
+
+// ReadLock returns the shared lock. Every call returns the same handle.
+func (rw *RWLock) ReadLock() *Lock { return rw.read }
+
+// WriteLock returns the exclusive lock. Every call returns the same handle.
+func (rw *RWLock) WriteLock() *Lock { return rw.write }
+
+// changed returns the channel closed at the next change of the write lock's
+// hold.
+func (rw *RWLock) changed() <-chan struct{} {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	return rw.writeChanged
+}
+
+// notify wakes read acquires waiting on the write lock's hold.
+func (rw *RWLock) notify() {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	close(rw.writeChanged)
+	rw.writeChanged = make(chan struct{})
+}

@@ -1,0 +1,52 @@
+// Package semaphore provides a distributed counting semaphore with leases on
+// ZooKeeper, wire-compatible with Curator's InterProcessSemaphore (V1 layout,
+// the default) and InterProcessSemaphoreV2 (CuratorV2), and a non-reentrant
+// mutex on the V2 layout, Curator's InterProcessSemaphoreMutex (NewMutex).
+//
+// # Znode layout
+//
+// V1 (default): each lease, held or waited for, is one EPHEMERAL_SEQUENTIAL
+// node "<path>/_c_<uuid>-lock-<seq>" (data: the client's default data, the
+// local IP, or WithData). A node holds a lease iff fewer than max nodes sort
+// before it; a waiter watches the one node max places ahead of it. This is
+// the shared lock loop of package locking with max leases: FIFO, no herd,
+// one write to acquire and one to release.
+//
+// V2 (CuratorV2): a gate mutex at "<path>/locks" (nodes
+// "_c_<uuid>-lock-<seq>", package mutex) and lease nodes
+// "<path>/leases/_c_<uuid>-lease-<seq>", EPHEMERAL_SEQUENTIAL. An acquirer
+// takes the gate, creates its lease node and lists leases/: it holds a lease
+// iff there are at most max children, else it waits, still holding the gate,
+// for the children to change. It releases the gate in every case. Only the
+// gate holder waits on leases/, so releases wake one process. Use V2 on paths
+// shared with Java processes that use InterProcessSemaphoreV2.
+//
+// Directories are created as containers, which the server deletes once
+// empty. The two layouts must not share a path: V1 counts nodes under the
+// path and V2 counts leases/ children, so together they would admit too
+// many. An acquire that finds the other layout fails with ErrLayoutMismatch
+// and leaves nothing behind.
+//
+// # Guarantees
+//
+// At most max leases are held at once, across all processes. The maximum is
+// fixed by New or read from a shared.Count (WithMaxLeasesFrom): raising it
+// lets waiters in at once, lowering it admits nobody new until enough
+// leases are returned. A semaphore is not reentrant: every Acquire is one
+// more lease. A failed or cancelled Acquire, AcquireN or TryAcquire leaves
+// no lease or gate node behind (nodes are deleted on a detached context, and
+// guaranteed deletes keep trying in the background while the connection is
+// down) and never returns a nil error; AcquireN returns the leases it took
+// before failing. TryAcquire returns ErrNoLease, never a nil Lease with a nil
+// error.
+//
+// # Connection loss
+//
+// A Lease ends when the client's ErrorPolicy says so (Suspended and Lost
+// under connstate.StandardPolicy, Lost under SessionPolicy): Done closes, Err
+// returns ErrLockLost, and its node is deleted as soon as the connection
+// allows. Waiting acquirers keep their place across Suspended and
+// Reconnected on the same session; after Lost (or, in V2, after losing the
+// gate while waiting behind it) they start over with new nodes, under the
+// client's retry policy.
+package semaphore

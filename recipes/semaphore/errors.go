@@ -1,0 +1,41 @@
+package semaphore
+
+import (
+	"errors"
+
+	"github.com/gocurator/curator/recipes/locking"
+)
+
+// Errors, matched with errors.Is. ErrNotHeld, ErrLockLost, ErrInvalidPath
+// and ErrNilClient are the locking package's sentinels, shared by every
+// recipe.
+var (
+	// ErrNoLease is returned by TryAcquire when no lease is free now; no
+	// node is left behind.
+	ErrNoLease = errors.New("curator: no lease available")
+	// ErrLayoutMismatch is returned when the path holds the other mode's
+	// layout: a V1 semaphore found the "locks"/"leases" children of a
+	// Curator V2 semaphore, or a V2 semaphore found V1 participant nodes.
+	// The two count leases differently, so sharing a path would admit too
+	// many holders; the acquire fails instead and leaves no node.
+	ErrLayoutMismatch = errors.New("curator: semaphore path holds the other semaphore layout")
+	// ErrInvalidMaxLeases is returned for a maximum below 1, or a nil
+	// count given to WithMaxLeasesFrom.
+	ErrInvalidMaxLeases = errors.New("curator: invalid max leases")
+	// ErrInvalidLeaseCount is returned by AcquireN for n below 1 or above
+	// the maximum.
+	ErrInvalidLeaseCount = errors.New("curator: invalid number of leases")
+
+	// ErrNotHeld is returned by Release of a lease released already, and
+	// by Err once a lease was released.
+	ErrNotHeld = locking.ErrNotHeld
+	// ErrLockLost is returned by Err once a lease was lost with the
+	// connection (per the client's ErrorPolicy), and by Release after that.
+	ErrLockLost = locking.ErrLockLost
+	// ErrInvalidPath is returned for a path ZooKeeper would reject, or the
+	// root.
+	ErrInvalidPath = locking.ErrInvalidPath
+	// ErrNilClient is returned when the semaphore was made with a nil
+	// client.
+	ErrNilClient = locking.ErrNilClient
+)

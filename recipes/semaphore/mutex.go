@@ -1,0 +1,143 @@
+package semaphore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/gocurator/curator/framework"
+)
+
+// Mutex is a non-reentrant distributed mutex (Curator's
+// InterProcessSemaphoreMutex): a V2 semaphore with one lease, so Go and
+// Java processes can share it. Like sync.Mutex, the handle is not an owner:
+// while it is held, another Acquire on the same handle blocks until some
+// goroutine calls Release. Methods are safe for concurrent use.
+type Mutex struct {
+	sem   *Semaphore
+	token chan struct{} // full while the handle holds or is acquiring
+
+	mu    sync.Mutex
+	lease *Lease
+	last  error // Err after the last lease ended
+}
+
+// NewMutex returns a mutex on path with the layout of Curator's
+// InterProcessSemaphoreMutex. It does no I/O; bad input is reported by
+// every call. opts are the Semaphore's (WithData); the maximum is always 1.
+func NewMutex(c *framework.Client, path string, opts ...Option) *Mutex {
+	opts = append(append([]Option{}, opts...), CuratorV2(), func(o *options) { o.count, o.countSet = nil, false })
+	return &Mutex{sem: New(c, path, 1, opts...), token: make(chan struct{}, 1), last: ErrNotHeld}
+}
+
+// Acquire blocks until the mutex is held or ctx ends (use a ctx deadline
+// for a timeout); while this handle holds it, Acquire waits for a Release.
+// On failure nothing is held, no node is left, and the error is never nil.
+func (m *Mutex) Acquire(ctx context.Context) error {
+	if ctx == nil {
+		return fmt.Errorf("semaphore mutex %s: %w: nil context", m.sem.path, framework.ErrInvalidOption)
+	}
+	select {
+	case m.token <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("semaphore mutex %s: acquire: %w", m.sem.path, ctx.Err())
+	}
+	l, err := m.sem.Acquire(ctx)
+	if err != nil {
+		<-m.token
+		return err
+	}
+	m.set(l)
+	return nil
+}
+
+// TryAcquire takes the mutex only if nobody holds it, this handle included:
+// it never waits for a holder. It returns false, with no node left behind,
+// when the mutex is held.
+func (m *Mutex) TryAcquire(ctx context.Context) (bool, error) {
+	select {
+	case m.token <- struct{}{}:
+	default:
+		return false, nil
+	}
+	l, err := m.sem.TryAcquire(ctx)
+	if err != nil {
+		<-m.token
+		if errors.Is(err, ErrNoLease) {
+			return false, nil
+		}
+		return false, err
+	}
+	m.set(l)
+	return true, nil
+}
+
+func (m *Mutex) set(l *Lease) {
+	m.mu.Lock()
+	m.lease = l
+	m.mu.Unlock()
+}
+
+// Release releases the mutex, from any goroutine; the delete of its node is
+// guaranteed (see Lease.Release). ErrNotHeld when the handle does not hold
+// it; ErrLockLost when the hold was lost, which still frees the handle for
+// the next Acquire.
+func (m *Mutex) Release(ctx context.Context) error {
+	m.mu.Lock()
+	l := m.lease
+	m.lease = nil
+	m.mu.Unlock()
+	if l == nil {
+		return fmt.Errorf("semaphore mutex %s: release: %w", m.sem.path, ErrNotHeld)
+	}
+	err := l.Release(ctx)
+	m.mu.Lock()
+	m.last = l.Err()
+	m.mu.Unlock()
+	<-m.token
+	return err
+}
+
+// Done returns a channel closed when the current hold ends (released, or
+// lost per the client's ErrorPolicy); a closed channel when nothing is held.
+func (m *Mutex) Done() <-chan struct{} {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.lease == nil {
+		return closedChan
+	}
+	return m.lease.Done()
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// Err returns nil while held, ErrLockLost once the hold was lost and
+// ErrNotHeld when nothing is held.
+func (m *Mutex) Err() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.lease == nil {
+		return m.last
+	}
+	return m.lease.Err()
+}
+
+// IsHeld reports whether the handle holds the mutex now (not lost).
+func (m *Mutex) IsHeld() bool { return m.Err() == nil }
+
+// Node returns the path of the held lease node, "" when not held.
+func (m *Mutex) Node() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.lease == nil {
+		return ""
+	}
+	return m.lease.Node()
+}
+
+// Participants returns the lease nodes of the path (at most the holder and
+// one waiter, the gate holder).
+func (m *Mutex) Participants(ctx context.Context) ([]string, error) {
+	return m.sem.Participants(ctx)
+}

@@ -1,0 +1,240 @@
+package semaphore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/locking"
+	"github.com/gocurator/curator/retry"
+)
+
+// cleanupTimeout bounds the deletes and releases a failed acquire makes on a
+// context detached from the caller's; past it, guaranteed deletes go on in
+// the background.
+const cleanupTimeout = 5 * time.Second
+
+// Semaphore is a distributed counting semaphore: at most a maximum number
+// of leases are held at once, across every process that uses the path.
+// It is not reentrant: every Acquire takes one more lease, whoever calls
+// it. Methods are safe for concurrent use; the Semaphore value holds no
+// state between calls, so one per path per client is enough.
+type Semaphore struct {
+	c    *framework.Client
+	path string
+	max  int
+	opts options
+	err  error // bad input found by New, returned by every call
+	log  *zap.Logger
+}
+
+// New returns a semaphore on path allowing maxLeases leases at once (or as
+// many as the count of WithMaxLeasesFrom). It does no I/O: a nil client, an
+// invalid path (or the root) or maxLeases below 1 is reported by every
+// later call (ErrNilClient, ErrInvalidPath, ErrInvalidMaxLeases).
+func New(c *framework.Client, path string, maxLeases int, opts ...Option) *Semaphore {
+	s := &Semaphore{c: c, path: path, max: maxLeases, log: zap.NewNop()}
+	for _, o := range opts {
+		if o != nil {
+			o(&s.opts)
+		}
+	}
+	switch {
+	case c == nil:
+		s.err = ErrNilClient
+	case s.opts.countSet && s.opts.count == nil:
+		s.err = fmt.Errorf("%w: nil count", ErrInvalidMaxLeases)
+	case !s.opts.countSet && maxLeases < 1:
+		s.err = fmt.Errorf("%w: %d, must be at least 1", ErrInvalidMaxLeases, maxLeases)
+	default:
+		if err := framework.ValidatePath(path); err != nil {
+			s.err = err
+		} else if path == "/" {
+			s.err = fmt.Errorf("%w: a semaphore cannot live at the root", ErrInvalidPath)
+		}
+		s.log = c.Logger().Named("semaphore").With(zap.String("path", path))
+	}
+	return s
+}
+
+// Path returns the semaphore's path.
+func (s *Semaphore) Path() string { return s.path }
+
+// MaxLeases returns the current maximum: New's maxLeases, or the cached
+// value of the WithMaxLeasesFrom count.
+func (s *Semaphore) MaxLeases() int {
+	max, _ := s.limit()
+	return max
+}
+
+// Acquire blocks until it holds a lease or ctx ends (use a ctx deadline for
+// a timeout). On failure nothing is held, no node is left (lease and gate
+// nodes are deleted on a detached context before Acquire returns, or by a
+// guaranteed delete in the background while the connection is down) and
+// the error is never nil: ctx's error, framework.ErrClosed,
+// ErrLayoutMismatch, or the ZooKeeper error the retry policy gave up on.
+func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) {
+	l, err := s.acquire(ctx, true)
+	if err != nil {
+		return nil, fmt.Errorf("semaphore %s: acquire: %w", s.path, err)
+	}
+	return l, nil
+}
+
+// TryAcquire takes a lease only if one is free now: it never waits for
+// another holder (it does wait for the network). When none is free it
+// returns ErrNoLease and leaves no node; it never returns a nil Lease with a
+// nil error. In V2 mode, like Curator's acquire with a zero wait, it also
+// reports ErrNoLease while another acquirer is passing the gate.
+func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) {
+	l, err := s.acquire(ctx, false)
+	if err != nil {
+		return nil, fmt.Errorf("semaphore %s: try acquire: %w", s.path, err)
+	}
+	return l, nil
+}
+
+// AcquireN takes n leases, all or nothing, under ctx's one deadline: it
+// blocks until it holds all n, and on failure returns the leases it took
+// already to the semaphore (releases them) before returning nil and the
+// error. n must be between 1 and the current maximum
+// (ErrInvalidLeaseCount). As in Curator, leases are taken one at a time, so
+// two AcquireN callers can each hold part of what they need and wait for
+// each other until their contexts end: give them a deadline.
+func (s *Semaphore) AcquireN(ctx context.Context, n int) ([]*Lease, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, fmt.Errorf("semaphore %s: acquire %d: %w", s.path, n, err)
+	}
+	if max, _ := s.limit(); n < 1 || n > max {
+		return nil, fmt.Errorf("semaphore %s: acquire %d: %w: must be in [1, %d]", s.path, n, ErrInvalidLeaseCount, max)
+	}
+	leases := make([]*Lease, 0, n)
+	for len(leases) < n {
+		l, err := s.acquire(ctx, true)
+		if err != nil {
+			s.releaseAll(ctx, leases)
+			return nil, fmt.Errorf("semaphore %s: acquire %d (had %d): %w", s.path, n, len(leases), err)
+		}
+		leases = append(leases, l)
+	}
+	return leases, nil
+}
+
+// Participants returns the paths of the lease nodes, held and waiting, in
+// sequence order (in V2 mode only holders and the one waiter at the gate
+// have lease nodes). An absent path has none.
+func (s *Semaphore) Participants(ctx context.Context) ([]string, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, fmt.Errorf("semaphore %s: participants: %w", s.path, err)
+	}
+	if !s.opts.v2 {
+		p, err := locking.New(s.c, s.path, locking.StandardDriver{LockName: lockName}).Participants(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("semaphore %s: %w", s.path, err)
+		}
+		return p, nil
+	}
+	dir := framework.JoinPath(s.path, leasesDir)
+	children, _, err := s.c.Children(ctx, dir)
+	if errors.Is(err, zk.ErrNoNode) {
+		return []string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("semaphore %s: participants: %w", s.path, err)
+	}
+	sorted := locking.SortChildren(children, func(c string) (int32, bool) { return locking.Sequence(c, leaseName) })
+	for i, c := range sorted {
+		sorted[i] = framework.JoinPath(dir, c)
+	}
+	return sorted, nil
+}
+
+// check reports bad input from New or a nil ctx, and starts the count of
+// WithMaxLeasesFrom.
+func (s *Semaphore) check(ctx context.Context) error {
+	if s.err != nil {
+		return s.err
+	}
+	if ctx == nil {
+		return fmt.Errorf("%w: nil context", framework.ErrInvalidOption)
+	}
+	if s.opts.count != nil {
+		if err := s.opts.count.Start(ctx); err != nil {
+			return fmt.Errorf("max leases: %w", err)
+		}
+	}
+	return nil
+}
+
+func (s *Semaphore) acquire(ctx context.Context, wait bool) (*Lease, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	if s.opts.v2 {
+		return s.acquireV2(ctx, wait)
+	}
+	return s.acquireV1(ctx, wait)
+}
+
+// limit returns the current maximum and a channel closed when it changes
+// (nil for a fixed maximum), taken at one instant.
+func (s *Semaphore) limit() (int, <-chan struct{}) {
+	if s.opts.count == nil {
+		return s.max, nil
+	}
+	v, ch := s.opts.count.Watch()
+	return v.Value, ch
+}
+
+// releaseAll returns leases taken by a failed AcquireN, on a context
+// detached from the caller's (which may be what ended).
+func (s *Semaphore) releaseAll(ctx context.Context, leases []*Lease) {
+	if len(leases) == 0 {
+		return
+	}
+	dctx, cancel := detached(ctx)
+	defer cancel()
+	for _, l := range leases {
+		if err := l.Release(dctx); err != nil {
+			s.log.Info("returning a lease continues in the background", zap.String("node", l.Node()), zap.Error(err))
+		}
+	}
+}
+
+// deleteNode deletes a node of ours left by a failed acquire; the delete is
+// guaranteed, so it goes on in the background past cleanupTimeout.
+func (s *Semaphore) deleteNode(ctx context.Context, node string) {
+	dctx, cancel := detached(ctx)
+	defer cancel()
+	if err := s.c.Delete(dctx, node, framework.Guaranteed(), framework.Quietly()); err != nil {
+		s.log.Info("deleting own node continues in the background", zap.String("node", node), zap.Error(err))
+	}
+}
+
+// detached returns a context for clean-up: not cancelled with ctx, bounded
+// by cleanupTimeout, with a retry budget of its own (ctx's may be spent).
+func detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(retry.WithNewBudget(context.WithoutCancel(ctx)), cleanupTimeout)
+}
+
+// sleepCtx waits d, or until ctx ends or the client closes.
+func sleepCtx(ctx context.Context, c *framework.Client, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.Done():
+		return framework.ErrClosed
+	}
+}

@@ -1,0 +1,226 @@
+package semaphore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/locking"
+	"github.com/gocurator/curator/recipes/mutex"
+)
+
+// The V2 layout (Curator's InterProcessSemaphoreV2).
+const (
+	locksDir  = "locks"  // the gate mutex's directory
+	leasesDir = "leases" // the lease nodes' directory
+	leaseName = "lease-" // base name of lease nodes
+)
+
+// errAgain means this attempt cannot go on (our lease node vanished or
+// belongs to a dead session, or the gate was lost while we waited behind
+// it): clean up and start over, under the retry policy.
+var errAgain = errors.New("lease node or gate lost")
+
+// acquireV2 runs Curator's V2 protocol, starting over under the client's
+// retry policy when an attempt loses its node or its gate.
+func (s *Semaphore) acquireV2(ctx context.Context, wait bool) (*Lease, error) {
+	start := time.Now()
+	for retries := 0; ; retries++ {
+		l, err := s.attemptV2(ctx, wait)
+		if !errors.Is(err, errAgain) {
+			return l, err
+		}
+		sleep, ok := s.c.RetryPolicy().AllowRetry(retries, time.Since(start))
+		if !ok {
+			return nil, fmt.Errorf("%w: lease node or gate lost %d times while waiting", ErrLockLost, retries+1)
+		}
+		s.log.Info("lease node or gate lost while waiting; starting over")
+		if err := sleepCtx(ctx, s.c, sleep); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// attemptV2 is one pass of the protocol: take the gate, create the lease
+// node, hold iff the leases directory has at most max children, else wait
+// (as the one gate holder) for a change. The lease node is deleted on every
+// failure, then the gate is released, in every case.
+func (s *Semaphore) attemptV2(ctx context.Context, wait bool) (lease *Lease, err error) {
+	// A handle per attempt: the mutex is reentrant per handle, and two
+	// goroutines must not both believe they hold the gate.
+	gate := mutex.New(s.c, framework.JoinPath(s.path, locksDir))
+	if wait {
+		if err := gate.Acquire(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		ok, err := gate.TryAcquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, ErrNoLease
+		}
+	}
+	defer s.releaseGate(ctx, gate)
+
+	node, err := s.c.Create(ctx, framework.JoinPath(framework.JoinPath(s.path, leasesDir), leaseName), s.opts.data,
+		framework.WithMode(framework.EphemeralSequential), framework.Protected(), framework.CreatingParentContainers())
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if lease == nil {
+			s.deleteNode(ctx, node)
+		}
+	}()
+	return s.waitV2(ctx, node, gate, wait)
+}
+
+// waitV2 decides for our lease node, waiting for changes of the leases
+// directory and of the maximum while it holds the gate.
+func (s *Semaphore) waitV2(ctx context.Context, node string, gate *mutex.Mutex, wait bool) (*Lease, error) {
+	_, own := framework.SplitPath(node)
+	var (
+		stat  *zk.Stat // of our node, read with the first listing
+		watch bool     // list with a watch: set once we have to wait
+	)
+	for {
+		max, changed := s.limit()
+		children, ch, st, err := s.listV2(ctx, node, stat == nil, watch)
+		if err != nil {
+			return nil, err
+		}
+		if st != nil {
+			stat = st
+		}
+		if stat == nil || stat.EphemeralOwner != s.c.SessionID() || !contains(children, own) {
+			return nil, errAgain
+		}
+		// Curator counts every child of leases/, foreign ones included, and
+		// so must we: counting fewer would admit more than Java does.
+		if max >= 1 && len(children) <= max {
+			return newLease(s.path, locking.NewHold(s.c, node, stat, s.log)), nil
+		}
+		if !wait {
+			return nil, ErrNoLease
+		}
+		if !watch {
+			// The first listing set no watch, so that an admitted acquire
+			// leaves none behind; list again with one.
+			watch = true
+			continue
+		}
+		select {
+		case ev := <-ch:
+			s.log.Debug("leases changed", zap.Stringer("event", ev.Type))
+		case <-changed:
+		case <-gate.Done():
+			// Another acquirer may pass the gate now and wait beside us;
+			// two waiting lease nodes count each other and can block for
+			// ever (max 1: both see 2 children). Start over.
+			return nil, errAgain
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-s.c.Done():
+			return nil, framework.ErrClosed
+		}
+	}
+}
+
+// listV2 lists leases/ (with a children watch if watch) and, on the first
+// look, also reads our node's Stat and checks the path for V1 participants;
+// the reads run concurrently, so they cost one round trip. A nil Stat with
+// no error means our node is gone.
+func (s *Semaphore) listV2(ctx context.Context, node string, first, watch bool) ([]string, <-chan zk.Event, *zk.Stat, error) {
+	var (
+		children []string
+		ch       <-chan zk.Event
+		stat     *zk.Stat
+	)
+	dir := framework.JoinPath(s.path, leasesDir)
+	fns := []func() error{func() (err error) {
+		if watch {
+			children, _, ch, err = s.c.ChildrenW(ctx, dir)
+		} else {
+			children, _, err = s.c.Children(ctx, dir)
+		}
+		return err
+	}}
+	if first {
+		fns = append(fns,
+			func() (err error) {
+				stat, err = s.c.Exists(ctx, node)
+				return err
+			},
+			func() error {
+				// Our lease node exists now, so a V1 semaphore that lists
+				// the path after this sees our leases/ directory, and one
+				// that listed it before made its node before ours: one of
+				// the two always notices the other.
+				top, _, err := s.c.Children(ctx, s.path)
+				if err != nil {
+					return err
+				}
+				for _, c := range top {
+					if _, ok := locking.Sequence(c, lockName); ok {
+						return fmt.Errorf("%w: V2 semaphore found V1 participant %q", ErrLayoutMismatch, c)
+					}
+				}
+				return nil
+			})
+	}
+	if err := parallel(fns...); err != nil {
+		return nil, nil, nil, err
+	}
+	return children, ch, stat, nil
+}
+
+// releaseGate releases the gate on a context detached from the caller's;
+// the delete is guaranteed, so it goes on in the background if it fails.
+func (s *Semaphore) releaseGate(ctx context.Context, gate *mutex.Mutex) {
+	dctx, cancel := detached(ctx)
+	defer cancel()
+	if err := gate.Release(dctx); err != nil {
+		s.log.Debug("gate release", zap.Error(err))
+	}
+}
+
+// parallel runs fns concurrently, waits for all, and returns the first
+// error in fns' order.
+func parallel(fns ...func() error) error {
+	if len(fns) == 1 {
+		return fns[0]()
+	}
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, f := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f()
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

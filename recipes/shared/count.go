@@ -1,0 +1,387 @@
+package shared
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+
+	"github.com/gocurator/curator/framework"
+)
+
+// Count is a shared integer on ZooKeeper (Curator's SharedCount): a
+// PERSISTENT node whose data is a 4-byte big-endian signed int. Every Count
+// on the same path, in Go or in Java, sees the same value.
+//
+// Get, GetVersioned, Set and TrySet talk to ZooKeeper on every call. Start
+// additionally keeps a cached copy current with a watch, which Value, Watch
+// and Listen read; Close stops it. A Count is safe for concurrent use.
+type Count struct {
+	c    *framework.Client
+	path string
+	seed int
+	err  error // bad input found by NewCount, returned by every call
+	log  *zap.Logger
+	subs listeners
+
+	startMu sync.Mutex // serialises Start
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	cur     VersionedValue
+	czxid   int64         // of the node cur was read from; 0 for the seed
+	changed chan struct{} // closed when cur changes, then replaced
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// NewCount returns a count at path whose node is created with seed when it
+// does not exist. It does no I/O: a nil client, an invalid path (or the
+// root) or a seed outside the int32 range is reported by every later call
+// (ErrNilClient, ErrInvalidPath, ErrOutOfRange).
+func NewCount(c *framework.Client, path string, seed int) *Count {
+	n := &Count{c: c, path: path, seed: seed, log: zap.NewNop(), changed: make(chan struct{})}
+	n.cur = VersionedValue{Version: -1, Value: seed}
+	switch {
+	case c == nil:
+		n.err = ErrNilClient
+	case seed < math.MinInt32 || seed > math.MaxInt32:
+		n.err = fmt.Errorf("%w: seed %d", ErrOutOfRange, seed)
+	default:
+		if err := framework.ValidatePath(path); err != nil {
+			n.err = err
+		} else if path == "/" {
+			n.err = fmt.Errorf("%w: a count cannot live at the root", ErrInvalidPath)
+		}
+		n.log = c.Logger().Named("sharedcount").With(zap.String("path", path))
+	}
+	return n
+}
+
+// Path returns the count's node path.
+func (n *Count) Path() string { return n.path }
+
+// Start creates the node with the seed if it is missing, reads the value
+// and keeps watching it, so that Value, Watch and Listen follow every
+// change. It blocks until the first read is done or ctx ends; on failure
+// nothing is left running. Start on a started count returns nil at once;
+// after Close it returns ErrClosed. The watch lives until Close, or until
+// the client is closed.
+func (n *Count) Start(ctx context.Context) error {
+	if n.err != nil {
+		return n.wrap("start", n.err)
+	}
+	n.startMu.Lock()
+	defer n.startMu.Unlock()
+	n.mu.Lock()
+	started, closed := n.started, n.closed
+	n.mu.Unlock()
+	switch {
+	case closed:
+		return n.wrap("start", ErrClosed)
+	case started:
+		return nil
+	}
+	value, stat, ch, err := n.read(ctx, true)
+	if err != nil {
+		return n.wrap("start", err)
+	}
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return n.wrap("start", ErrClosed)
+	}
+	n.started = true
+	wctx, cancel := context.WithCancel(context.Background())
+	n.cancel = cancel
+	n.wg.Add(1)
+	n.updateLocked(stat, value)
+	n.mu.Unlock()
+	go n.watch(wctx, ch)
+	return nil
+}
+
+// Close stops the watch started by Start and every listener, and waits for
+// their goroutines (listeners get what was queued first). It must not be
+// called from a listener. The node stays. Close is idempotent; Get, Set and
+// TrySet keep working after it.
+func (n *Count) Close() error {
+	n.mu.Lock()
+	n.closed = true
+	cancel := n.cancel
+	n.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	n.wg.Wait()
+	n.subs.close()
+	return nil
+}
+
+// Get reads the count from ZooKeeper, creating the node with the seed if it
+// is missing.
+func (n *Count) Get(ctx context.Context) (int, error) {
+	v, err := n.GetVersioned(ctx)
+	return v.Value, err
+}
+
+// GetVersioned reads the count and its version from ZooKeeper, creating the
+// node with the seed if it is missing. Pass the result to TrySet.
+func (n *Count) GetVersioned(ctx context.Context) (VersionedValue, error) {
+	if n.err != nil {
+		return VersionedValue{}, n.wrap("get", n.err)
+	}
+	value, stat, _, err := n.read(ctx, false)
+	if err != nil {
+		return VersionedValue{}, n.wrap("get", err)
+	}
+	n.update(stat, value)
+	return VersionedValue{Version: stat.Version, Value: value}, nil
+}
+
+// Set writes v whatever the current value (Curator's setCount), creating
+// the node if it is missing. v must fit an int32 (ErrOutOfRange).
+func (n *Count) Set(ctx context.Context, v int) error {
+	if n.err != nil {
+		return n.wrap("set", n.err)
+	}
+	data, err := encode(v)
+	if err != nil {
+		return n.wrap("set", err)
+	}
+	for {
+		stat, err := n.c.Set(ctx, n.path, data, -1)
+		if err == nil {
+			n.update(stat, v)
+			return nil
+		}
+		if !errors.Is(err, zk.ErrNoNode) {
+			return n.wrap("set", err)
+		}
+		_, err = n.c.Create(ctx, n.path, data, framework.CreatingParentContainers())
+		if err == nil {
+			// Create returns no Stat: read the node back for the cache.
+			if value, stat, _, err := n.read(ctx, false); err == nil {
+				n.update(stat, value)
+			}
+			return nil
+		}
+		if !errors.Is(err, zk.ErrNodeExists) {
+			return n.wrap("set", err)
+		}
+		// Made by someone else meanwhile: overwrite it.
+	}
+}
+
+// TrySet writes v only if the count is still at prev's version (Curator's
+// trySetCount): it returns false, and writes nothing, when another write
+// came first or the node was deleted since prev was read. prev comes from
+// GetVersioned, Versioned or Watch; a negative version never matches. v
+// must fit an int32 (ErrOutOfRange).
+func (n *Count) TrySet(ctx context.Context, prev VersionedValue, v int) (bool, error) {
+	if n.err != nil {
+		return false, n.wrap("trySet", n.err)
+	}
+	data, err := encode(v)
+	if err != nil {
+		return false, n.wrap("trySet", err)
+	}
+	if prev.Version < 0 {
+		// -1 would mean "any version" to ZooKeeper.
+		return false, nil
+	}
+	stat, err := n.c.Set(ctx, n.path, data, prev.Version)
+	switch {
+	case err == nil:
+		n.update(stat, v)
+		return true, nil
+	case errors.Is(err, zk.ErrBadVersion), errors.Is(err, zk.ErrNoNode):
+		return false, nil
+	default:
+		return false, n.wrap("trySet", err)
+	}
+}
+
+// Value returns the cached count: the latest value seen since Start (or by
+// any call of this Count), the seed before anything was read.
+func (n *Count) Value() int { return n.Versioned().Value }
+
+// Versioned returns the cached count with its version (-1 before anything
+// was read).
+func (n *Count) Versioned() VersionedValue {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.cur
+}
+
+// Watch returns the cached count and a channel that is closed when the
+// cached count next changes, both taken at one instant, so a change between
+// reading the value and waiting on the channel is never missed.
+func (n *Count) Watch() (VersionedValue, <-chan struct{}) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.cur, n.changed
+}
+
+// Listen calls fn with every new value the count sees from now on (every
+// new version, as Curator's SharedCountListener), in version order, on a
+// goroutine of fn's own. ZooKeeper watches fire once, so values written in
+// quick succession may be seen only as the last of them. cancel stops
+// further calls and does not block; Close stops all listeners.
+func (n *Count) Listen(fn func(v int)) (cancel func()) {
+	return n.subs.add(fn)
+}
+
+// update caches value read with stat if it is newer than the cached one.
+func (n *Count) update(stat *zk.Stat, value int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.updateLocked(stat, value)
+}
+
+// updateLocked orders reads by node incarnation (czxid), then by data
+// version: a node deleted and made again restarts at version 0.
+func (n *Count) updateLocked(stat *zk.Stat, value int) {
+	if stat == nil {
+		return
+	}
+	newer := stat.Czxid > n.czxid || (stat.Czxid == n.czxid && stat.Version > n.cur.Version)
+	if !newer {
+		return
+	}
+	n.czxid = stat.Czxid
+	n.cur = VersionedValue{Version: stat.Version, Value: value}
+	close(n.changed)
+	n.changed = make(chan struct{})
+	n.subs.publish(value)
+	n.log.Debug("count changed", zap.Int("value", value), zap.Int32("version", stat.Version))
+}
+
+// read reads the node, creating it with the seed when missing; with watch,
+// it leaves a data watch and returns its channel.
+func (n *Count) read(ctx context.Context, watch bool) (int, *zk.Stat, <-chan zk.Event, error) {
+	for {
+		var (
+			data []byte
+			stat *zk.Stat
+			ch   <-chan zk.Event
+			err  error
+		)
+		if watch {
+			data, stat, ch, err = n.c.GetW(ctx, n.path)
+		} else {
+			data, stat, err = n.c.Get(ctx, n.path)
+		}
+		if err == nil {
+			v, err := decode(data)
+			if err != nil {
+				return 0, nil, nil, err
+			}
+			return v, stat, ch, nil
+		}
+		if !errors.Is(err, zk.ErrNoNode) {
+			return 0, nil, nil, err
+		}
+		if err := n.create(ctx); err != nil {
+			return 0, nil, nil, err
+		}
+	}
+}
+
+// create makes the node with the seed; one that exists already is fine.
+func (n *Count) create(ctx context.Context) error {
+	data, err := encode(n.seed)
+	if err != nil {
+		return err
+	}
+	_, err = n.c.Create(ctx, n.path, data, framework.CreatingParentContainers())
+	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		return err
+	}
+	return nil
+}
+
+// watch follows the node until ctx ends (Close) or the client closes. A
+// deleted node keeps the last value until it is made again.
+func (n *Count) watch(ctx context.Context, ch <-chan zk.Event) {
+	defer n.wg.Done()
+	sleep := 50 * time.Millisecond
+	for {
+		if ch != nil {
+			select {
+			case ev := <-ch:
+				n.log.Debug("watch fired", zap.Stringer("event", ev.Type))
+			case <-ctx.Done():
+				return
+			}
+		}
+		var err error
+		ch, err = n.rewatch(ctx)
+		if err == nil {
+			sleep = 50 * time.Millisecond
+			continue
+		}
+		if ctx.Err() != nil || errors.Is(err, framework.ErrClosed) {
+			return
+		}
+		// The retry policy gave up (a long partition): try again once the
+		// connection is back.
+		n.log.Info("reading the count failed; retrying", zap.Error(err))
+		if err := n.c.BlockUntilConnected(ctx); err != nil {
+			return
+		}
+		t := time.NewTimer(sleep)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
+		if sleep < time.Second {
+			sleep *= 2
+		}
+		ch = nil
+	}
+}
+
+// rewatch reads the node with a new watch and caches its value; for a
+// missing node it watches for its creation.
+func (n *Count) rewatch(ctx context.Context) (<-chan zk.Event, error) {
+	for {
+		data, stat, ch, err := n.c.GetW(ctx, n.path)
+		if err == nil {
+			v, err := decode(data)
+			if err != nil {
+				// Not ours to fix: keep the last value, wait for the next write.
+				n.log.Warn("count node holds malformed data", zap.Error(err))
+			} else {
+				n.update(stat, v)
+			}
+			return ch, nil
+		}
+		if !errors.Is(err, zk.ErrNoNode) {
+			return nil, err
+		}
+		// An exists watch is what waits for a creation; it is removed
+		// when the node is made.
+		stat, ch, err = n.c.ExistsW(ctx, n.path)
+		if err != nil {
+			return nil, err
+		}
+		if stat == nil {
+			return ch, nil
+		}
+		// Made between the two reads: the exists watch fires on its next
+		// change and is harmless; read it now.
+	}
+}
+
+func (n *Count) wrap(op string, err error) error {
+	return fmt.Errorf("sharedcount %s: %s: %w", n.path, op, err)
+}

@@ -1,0 +1,32 @@
+// Package shared provides a shared integer on ZooKeeper, wire-compatible
+// with Curator's SharedCount, for values many processes read and change,
+// such as the maximum of a semaphore (see semaphore.WithMaxLeasesFrom).
+//
+// # Znode layout
+//
+// One PERSISTENT node at the count's path holds the value as a 4-byte
+// big-endian signed int, exactly as Curator's SharedCount writes it; missing
+// ancestors are created as containers. The node is created with the seed by
+// the first Start, Get or Set that finds it missing. Go and Java processes
+// read and write the same value.
+//
+// # Guarantees
+//
+// Get and GetVersioned read ZooKeeper. Set writes unconditionally; TrySet
+// writes only if the node is still at the version the caller read (a
+// compare-and-set), and reports false instead of overwriting a newer value.
+// After Start, a data watch keeps a cached copy current: Value, Versioned,
+// Watch and Listen read it. The cache only moves forward (by node
+// incarnation, then data version), so listeners see values in order; since
+// ZooKeeper watches fire once, a burst of writes may be seen as its last
+// value only.
+//
+// # Connection loss
+//
+// Calls retry under the client's retry policy and honour ctx. The watch
+// survives disconnects; if the session is lost, or retries run out during a
+// long partition, it reads the node again once the client is connected, so
+// the cache catches up with every change made meanwhile. A deleted node
+// keeps the last value until the node is made again. Close stops the watch
+// and the listeners; closing the client stops them too.
+package shared

@@ -1,0 +1,24 @@
+package shared
+
+import (
+	"errors"
+
+	"github.com/gocurator/curator/recipes/locking"
+)
+
+// Errors, matched with errors.Is.
+var (
+	// ErrOutOfRange is returned for a seed or a value that does not fit the
+	// 4-byte signed integer Curator stores.
+	ErrOutOfRange = errors.New("curator: count out of the int32 range")
+	// ErrMalformed is returned when the count node holds fewer than the 4
+	// bytes of a count: it was not written by a SharedCount.
+	ErrMalformed = errors.New("curator: count node data is not a 4-byte count")
+	// ErrClosed is returned by Start after Close.
+	ErrClosed = errors.New("curator: shared count closed")
+	// ErrNilClient is returned when the count was made with a nil client.
+	ErrNilClient = locking.ErrNilClient
+	// ErrInvalidPath is returned for a path ZooKeeper would reject, or the
+	// root.
+	ErrInvalidPath = locking.ErrInvalidPath
+)
