@@ -1,0 +1,181 @@
+package zktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+)
+
+// Proxy is a TCP proxy in front of a ZooKeeper server that injects faults:
+// Cut partitions the clients behind it, LoseNextCreateReply loses the
+// reply to one create. Its methods are safe for concurrent use.
+type Proxy struct {
+	target string
+	ln     net.Listener
+	ctx    context.Context // ends on Close, cancelling dials to target
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // the accept loop and every connection goroutine
+
+	mu     sync.Mutex
+	conns  map[*proxyConn]struct{}
+	cut    bool
+	closed bool
+	armed  chan struct{} // the pending lost-reply fault, nil if none
+}
+
+// proxyDialTimeout bounds connecting to the target.
+const proxyDialTimeout = 5 * time.Second
+
+// ListenProxy starts a proxy on a free loopback port that forwards every
+// connection to target (host:port). It returns once it listens; the caller
+// must Close it.
+func ListenProxy(target string) (*Proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("zktest: proxy to %s: listen: %w", target, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &Proxy{
+		target: target,
+		ln:     ln,
+		ctx:    ctx,
+		cancel: cancel,
+		conns:  make(map[*proxyConn]struct{}),
+	}
+	p.wg.Add(1)
+	go p.accept()
+	return p, nil
+}
+
+// Addr is the proxy's address, 127.0.0.1:port: give it to clients instead
+// of the server's.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// Target is the address the proxy forwards to.
+func (p *Proxy) Target() string { return p.target }
+
+func (p *Proxy) accept() {
+	defer p.wg.Done()
+	for {
+		conn, err := p.ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// Out of file descriptors and the like: give it a moment.
+			select {
+			case <-p.ctx.Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			continue
+		}
+		p.mu.Lock()
+		if p.cut || p.closed {
+			p.mu.Unlock()
+			conn.Close()
+			continue
+		}
+		c := &proxyConn{p: p, client: conn}
+		p.conns[c] = struct{}{}
+		p.wg.Add(1)
+		p.mu.Unlock()
+		go c.run()
+	}
+}
+
+// Cut closes every connection through the proxy at once and, until
+// Restore, closes new ones as soon as they are accepted: clients see a
+// disconnect at once rather than a hang, and cannot reconnect through the
+// proxy. Sessions live on in the server until they time out. Cut does not
+// block.
+func (p *Proxy) Cut() {
+	p.mu.Lock()
+	p.cut = true
+	conns := p.liveLocked()
+	p.mu.Unlock()
+	for _, c := range conns {
+		c.close()
+	}
+}
+
+// Restore ends a Cut: new connections are forwarded again.
+func (p *Proxy) Restore() {
+	p.mu.Lock()
+	p.cut = false
+	p.mu.Unlock()
+}
+
+// LoseNextCreateReply arms the lost-reply fault: the next create request
+// (create, create2, createContainer or createTTL; not multi) from any
+// client reaches the server, which applies it, but the server's reply is
+// dropped and both sides of that connection are closed, so the client sees
+// a connection loss for a create that succeeded. The returned channel is
+// closed once the fault has fired. Calling it again before it fires returns
+// the same channel. If the connection carrying the create dies before the
+// reply arrives, the fault is armed again for the next create. It does not
+// block.
+func (p *Proxy) LoseNextCreateReply() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.armed == nil {
+		p.armed = make(chan struct{})
+	}
+	return p.armed
+}
+
+// takeArmed disarms the lost-reply fault for the connection that will
+// carry it, returning its channel, or nil when nothing is armed.
+func (p *Proxy) takeArmed() chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ch := p.armed
+	p.armed = nil
+	return ch
+}
+
+// forget drops a closed connection; unfired, a fault it carried is armed
+// again.
+func (p *Proxy) forget(c *proxyConn, unfired chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.conns, c)
+	if unfired != nil && p.armed == nil && !p.closed {
+		p.armed = unfired
+	}
+}
+
+func (p *Proxy) liveLocked() []*proxyConn {
+	conns := make([]*proxyConn, 0, len(p.conns))
+	for c := range p.conns {
+		conns = append(conns, c)
+	}
+	return conns
+}
+
+// Close stops listening, closes every connection and blocks until all the
+// proxy's goroutines have ended. An armed fault that has not fired never
+// closes its channel. It is safe to call more than once.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	conns := p.liveLocked()
+	p.mu.Unlock()
+	p.cancel()
+	err := p.ln.Close()
+	for _, c := range conns {
+		c.close()
+	}
+	p.wg.Wait()
+	if err != nil {
+		return fmt.Errorf("zktest: close proxy %s: %w", p.Addr(), err)
+	}
+	return nil
+}
