@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/gocurator/curator/zktest"
 )
 
 func TestMain(m *testing.M) {
@@ -29,7 +31,7 @@ func expect(t *testing.T, d *Driver, cmd, want string) {
 }
 
 func TestCurator(t *testing.T) {
-	cs := startZooKeeper(t)
+	cs := zktest.StartServer(t).ConnectString()
 
 	t.Run("Mutex", func(t *testing.T) {
 		d := StartDriver(t, cs)

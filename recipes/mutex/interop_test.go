@@ -56,15 +56,27 @@ func TestInteropWithCuratorMutex(t *testing.T) {
 	if !strings.HasPrefix(jps, m.Node()) {
 		t.Fatalf("Curator's participants %q do not start with our node %s", jps, m.Node())
 	}
+	// Curator recognises our node as protected and strips the same prefix.
+	_, ours := framework.SplitPath(m.Node())
+	if got, want := java.MustDo("protected "+ours), "true "+framework.StripProtected(ours); got != want {
+		t.Fatalf("Curator reads our node %s as %q, want %q", ours, got, want)
+	}
 	// Hand-over Go → Java: Java waits in line while we hold.
-	jdone := make(chan string, 1)
-	go func() { jdone <- java.MustDo("acquire j 20000") }()
+	type answer struct {
+		got string
+		err error
+	}
+	jdone := make(chan answer, 1)
+	go func() {
+		got, err := java.Do("acquire j 20000")
+		jdone <- answer{got, err}
+	}()
 	eventually(t, "Java queued behind Go", func() bool { return len(children(t, c, path)) == 2 })
 	if err := m.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := <-jdone; got != "true" {
-		t.Fatalf("java acquire after Go's release: %s", got)
+	if a := <-jdone; a.err != nil || a.got != "true" {
+		t.Fatalf("java acquire after Go's release: %q, %v", a.got, a.err)
 	}
 	java.MustDo("release j")
 	eventually(t, "no nodes", func() bool { return len(children(t, c, path)) == 0 })

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.imps.ProtectedUtils;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
@@ -143,6 +144,12 @@ public final class Driver {
             case "ping":
                 args(a, 0);
                 return "pong";
+            case "protected": {
+                // Curator's own reading of a node name: is it protected, and
+                // what is the name without the protection prefix?
+                args(a, 1);
+                return ProtectedUtils.isProtectedZNode(a[1]) + " " + ProtectedUtils.normalize(a[1]);
+            }
             case "mutex":
                 args(a, 2);
                 return put(a[1], new InterProcessMutex(client, a[2]));
