@@ -3,6 +3,9 @@ package framework
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -362,5 +365,80 @@ func TestCallsAfterClose(t *testing.T) {
 	cancel()
 	if len(called) != 0 {
 		t.Error("a listener added after Close was called")
+	}
+}
+
+// Close while several goroutines work the client: every call returns nil
+// or ErrClosed, none hangs, and nothing is left running (TestMain checks
+// for leaks; -race for races).
+func TestCloseDuringLoad(t *testing.T) {
+	ns := newNamespace(t)
+	c := connectNS(t, ns)
+	ctx := testCtx(t)
+	if _, err := c.Create(ctx, "/load", nil); err != nil {
+		t.Fatal(err)
+	}
+	const workers = 4
+	var ops atomic.Int64
+	errs := make(chan error, workers)
+	for w := range workers {
+		go func() {
+			errs <- func() error {
+				for i := 0; ; i++ {
+					p, err := c.Create(ctx, fmt.Sprintf("/load/w%d-", w), nil,
+						WithMode(EphemeralSequential), Protected())
+					if err != nil {
+						return err
+					}
+					if _, _, err := c.Get(ctx, p); err != nil {
+						return err
+					}
+					if _, _, _, err := c.ChildrenW(ctx, "/load"); err != nil {
+						return err
+					}
+					if err := c.Delete(ctx, p, Guaranteed()); err != nil {
+						return err
+					}
+					ops.Add(1)
+				}
+			}()
+		}()
+	}
+	eventually(t, testTimeout, "load running", func() (bool, error) { return ops.Load() >= 40, nil })
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range workers {
+		if err := waitEvent(t, errs, testTimeout, "worker to stop"); !errors.Is(err, ErrClosed) {
+			t.Errorf("worker stopped with %v, want ErrClosed", err)
+		}
+	}
+}
+
+// WithDialer's dialer makes every connection.
+func TestWithDialer(t *testing.T) {
+	var dials atomic.Int64
+	dialer := func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		dials.Add(1)
+		return net.DialTimeout(network, addr, timeout)
+	}
+	c := connect(t, server(t).ConnectString(), WithDialer(dialer))
+	if dials.Load() == 0 {
+		t.Fatal("the dialer was not used")
+	}
+	if _, err := c.Exists(testCtx(t), "/"); err != nil {
+		t.Fatal(err)
+	}
+	// Accessors report the options.
+	policy := retry.NTimes(3, time.Millisecond)
+	d := connect(t, server(t).ConnectString(), WithRetryPolicy(policy), WithErrorPolicy(connstate.SessionPolicy{}))
+	if _, ok := d.ErrorPolicy().(connstate.SessionPolicy); !ok {
+		t.Errorf("ErrorPolicy() = %T, want connstate.SessionPolicy", d.ErrorPolicy())
+	}
+	if d.RetryPolicy() != policy {
+		t.Errorf("RetryPolicy() = %v, want the option's", d.RetryPolicy())
+	}
+	if _, ok := c.ErrorPolicy().(connstate.StandardPolicy); !ok {
+		t.Errorf("default ErrorPolicy() = %T, want connstate.StandardPolicy", c.ErrorPolicy())
 	}
 }

@@ -148,8 +148,16 @@ func (c *Client) dial(gen uint64) (*handle, error) {
 		defer close(h.ready)
 		for _, a := range c.opts.auth {
 			err := retry.Do(c.ctx, retry.Forever(100*time.Millisecond), func(context.Context) error {
+				if c.replaced(h) {
+					// The connection was given up; the new one adds
+					// its own credentials.
+					return errReplaced
+				}
 				return conn.AddAuth(a.scheme, a.auth)
 			})
+			if errors.Is(err, errReplaced) {
+				return
+			}
 			if err != nil {
 				c.log.Warn("adding credentials failed", zap.String("scheme", a.scheme), zap.Error(err))
 				return
@@ -157,6 +165,15 @@ func (c *Client) dial(gen uint64) (*handle, error) {
 		}
 	}()
 	return h, nil
+}
+
+var errReplaced = errors.New("curator: connection replaced")
+
+// replaced reports whether h is no longer the client's connection.
+func (c *Client) replaced(h *handle) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.h != h && c.h != nil
 }
 
 // Close ends the session, so its ephemeral nodes go at once, stops every
@@ -324,11 +341,20 @@ func (c *Client) do(ctx context.Context, op func(conn *zk.Conn) error) error {
 	if c.isClosed() {
 		return ErrClosed
 	}
-	return retry.Do(ctx, c.opts.retryPolicy, func(ctx context.Context) error {
-		conn, err := c.current(ctx)
+	// Close must also end a call that sleeps before its next retry, which
+	// only the context given to retry.Do can cut short.
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(c.ctx, cancel)
+	defer stop()
+	err := retry.Do(rctx, c.opts.retryPolicy, func(rctx context.Context) error {
+		conn, err := c.current(rctx)
 		if err != nil {
 			return err
 		}
+		// The request waits on the caller's ctx, not rctx: Close fails
+		// pending requests by itself, and a ctx without Done (Background)
+		// then costs no goroutine per request.
 		err = await(ctx, func() error { return op(conn) })
 		if err != nil && c.isClosed() && !errors.Is(err, ctx.Err()) {
 			return ErrClosed
@@ -338,6 +364,10 @@ func (c *Client) do(ctx context.Context, op func(conn *zk.Conn) error) error {
 		}
 		return err
 	})
+	if err != nil && ctx.Err() == nil && c.isClosed() {
+		return ErrClosed
+	}
+	return err
 }
 
 // await runs f, returning early with ctx's error if ctx ends first. f keeps

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -426,5 +427,98 @@ func TestCloseEndsSession(t *testing.T) {
 	}
 	if ev := waitEvent(t, w, testTimeout, "deletion of the closed session's node"); ev.Type != zk.EventNodeDeleted {
 		t.Fatalf("event %+v, want NodeDeleted", ev)
+	}
+}
+
+// Pitfall 9: watching a missing node with GetW or ChildrenW leaves no watch
+// on the server; ExistsW does, until the node appears. Counted on the
+// server (wchs).
+func TestWatchesOnMissingNodes(t *testing.T) {
+	srv := server(t)
+	ns := newNamespace(t)
+	c := connectNS(t, ns)
+	ctx := testCtx(t)
+	if _, err := c.Create(ctx, "/dir", nil); err != nil {
+		t.Fatal(err)
+	}
+	// Watches on this test's paths only (wchp lists each watched path,
+	// then one indented line per session watching it): other tests'
+	// sessions may still be expiring.
+	count := func() int {
+		t.Helper()
+		out, err := srv.FourLetterWord("wchp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, ours := 0, false
+		for _, line := range strings.Split(out, "\n") {
+			switch {
+			case strings.HasPrefix(line, "/"):
+				ours = strings.HasPrefix(line, "/"+ns+"/")
+			case ours && strings.TrimSpace(line) != "":
+				n++
+			}
+		}
+		return n
+	}
+	before := count()
+	if before != 0 {
+		t.Fatalf("%d watches on a fresh namespace", before)
+	}
+	if _, _, _, err := c.GetW(ctx, "/dir/missing"); !errors.Is(err, zk.ErrNoNode) {
+		t.Fatalf("GetW of a missing node = %v, want zk.ErrNoNode", err)
+	}
+	if _, _, _, err := c.ChildrenW(ctx, "/dir/missing"); !errors.Is(err, zk.ErrNoNode) {
+		t.Fatalf("ChildrenW of a missing node = %v, want zk.ErrNoNode", err)
+	}
+	if n := count(); n != before {
+		t.Fatalf("%d watches on the server after GetW/ChildrenW of a missing node, want %d", n, before)
+	}
+	st, w, err := c.ExistsW(ctx, "/dir/missing")
+	if err != nil || st != nil {
+		t.Fatalf("ExistsW = %+v, %v", st, err)
+	}
+	if n := count(); n != before+1 {
+		t.Fatalf("%d watches after ExistsW of a missing node, want %d", n, before+1)
+	}
+	if _, err := c.Create(ctx, "/dir/missing", nil); err != nil {
+		t.Fatal(err)
+	}
+	if ev := waitEvent(t, w, testTimeout, "exists watch"); ev.Type != zk.EventNodeCreated || ev.Path != "/dir/missing" {
+		t.Fatalf("event %+v", ev)
+	}
+	if n := count(); n != before {
+		t.Fatalf("%d watches after the exists watch fired, want %d", n, before)
+	}
+}
+
+// Watches end with the client: a pending watch gets one EventNotWatching
+// when the client closes, and its channel is closed.
+func TestWatchesEndAtClose(t *testing.T) {
+	ns := newNamespace(t)
+	c := connectNS(t, ns)
+	ctx := testCtx(t)
+	if _, err := c.Create(ctx, "/w", nil); err != nil {
+		t.Fatal(err)
+	}
+	_, _, dataW, err := c.GetW(ctx, "/w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, childW, err := c.ChildrenW(ctx, "/w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []<-chan zk.Event{dataW, childW} {
+		ev := waitEvent(t, w, testTimeout, "end of the watch")
+		if ev.Type != zk.EventNotWatching || ev.Path != "/w" {
+			t.Fatalf("event %+v, want EventNotWatching on /w", ev)
+		}
+		if _, ok := <-w; ok {
+			t.Fatal("a second event on a watch channel")
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -134,5 +135,125 @@ func TestProtectedCreateName(t *testing.T) {
 	}
 	if string(data) != string(c.DefaultData()) || len(data) == 0 {
 		t.Fatalf("data = %q, want the default data %q", data, c.DefaultData())
+	}
+}
+
+// Pitfall 6: the reply to a protected ephemeral create is lost and the
+// session expires before the retry looks. The node found then belongs to
+// the dead session (the server has not expired it yet): it must be
+// deleted and made again, never returned as ours.
+func TestProtectedCreateAcrossSessionExpiry(t *testing.T) {
+	srv := server(t)
+	ns := newNamespace(t)
+	proxy := zktest.NewProxy(t, srv.Addr())
+	// The client declares Lost at half the session timeout, so the server
+	// still holds the old session (and its node) when the retry looks.
+	c := connect(t, proxy.Addr(), WithNamespace(ns),
+		WithSessionTimeout(4*time.Second), WithSessionExpiryPercent(50),
+		WithRetryPolicy(retry.NTimes(100, 100*time.Millisecond)))
+	direct := connectNS(t, ns)
+	ctx := testCtx(t)
+	if _, err := c.Create(ctx, "/dir", nil); err != nil {
+		t.Fatal(err)
+	}
+	_, _, childW, err := direct.ChildrenW(ctx, "/dir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := record(c)
+	defer states.cancel()
+	first := c.SessionID()
+
+	fired := proxy.LoseNextCreateReply()
+	type result struct {
+		path string
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		p, err := c.Create(ctx, "/dir/lock-", nil, WithMode(EphemeralSequential), Protected())
+		done <- result{p, err}
+	}()
+	waitClosed(t, fired, testTimeout, "lost-reply fault")
+	proxy.Cut()
+	// The old session's node is there while the client is cut off.
+	waitEvent(t, childW, testTimeout, "the old session's node")
+	old, _, err := direct.Children(ctx, "/dir")
+	if err != nil || len(old) != 1 {
+		t.Fatalf("children while cut = %q, %v", old, err)
+	}
+	states.expect(t, testTimeout, connstate.Suspended, connstate.Lost)
+	proxy.Restore()
+	states.expect(t, testTimeout, connstate.Reconnected)
+
+	r := waitEvent(t, done, testTimeout, "the protected create")
+	if r.err != nil {
+		t.Fatalf("protected create across a session expiry: %v", r.err)
+	}
+	second := c.SessionID()
+	if second == first || second == 0 {
+		t.Fatalf("session %#x after Lost, want a new one (old %#x)", second, first)
+	}
+	st, err := direct.Exists(ctx, r.path)
+	if err != nil || st == nil {
+		t.Fatalf("returned node %s: %+v, %v", r.path, st, err)
+	}
+	if st.EphemeralOwner != second {
+		t.Fatalf("Create returned %s owned by session %#x, want the live session %#x (old %#x)",
+			r.path, st.EphemeralOwner, second, first)
+	}
+	if _, name := SplitPath(r.path); name == old[0] {
+		t.Fatalf("Create returned the dead session's node %s", name)
+	}
+	// The dead session's node goes (deleted by the retry, or expired).
+	eventually(t, testTimeout, "only the live session's node left", func() (bool, error) {
+		kids, _, err := direct.Children(ctx, "/dir")
+		return err == nil && len(kids) == 1 && "/dir/"+kids[0] == r.path, err
+	})
+}
+
+// Pitfall 2: a protected create that fails after its request reached the
+// server (retries exhausted, or ctx ended) leaves no node behind: the
+// background clean-up finds it by its UUID once the connection is back.
+func TestProtectedCreateFailureLeavesNothing(t *testing.T) {
+	tests := []struct {
+		name    string
+		policy  retry.Policy
+		timeout time.Duration
+	}{
+		{"retries exhausted", retry.NTimes(0, 0), testTimeout},
+		{"deadline", retry.Forever(50 * time.Millisecond), 300 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := server(t)
+			ns := newNamespace(t)
+			proxy := zktest.NewProxy(t, srv.Addr())
+			c := connect(t, proxy.Addr(), WithNamespace(ns), WithSessionTimeout(10*time.Second),
+				WithRetryPolicy(tt.policy))
+			direct := connectNS(t, ns)
+			ctx := testCtx(t)
+			if _, err := c.Create(ctx, "/dir", nil); err != nil {
+				t.Fatal(err)
+			}
+			_, _, childW, err := direct.ChildrenW(ctx, "/dir")
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			fired := proxy.LoseNextCreateReply()
+			cctx, cancel := context.WithTimeout(ctx, tt.timeout)
+			p, err := c.Create(cctx, "/dir/node", nil, Protected())
+			cancel()
+			if err == nil {
+				t.Fatalf("Create = %q, nil; want an error", p)
+			}
+			waitClosed(t, fired, testTimeout, "lost-reply fault")
+			waitEvent(t, childW, testTimeout, "the node the server made")
+			eventually(t, testTimeout, "no node left by the failed create", func() (bool, error) {
+				kids, _, err := direct.Children(ctx, "/dir")
+				return err == nil && len(kids) == 0, err
+			})
+		})
 	}
 }

@@ -2,7 +2,9 @@ package framework
 
 import (
 	"errors"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -118,5 +120,48 @@ func TestCreatorACL(t *testing.T) {
 	}
 	if err := owner.Delete(ctx, "/dir", DeletingChildren()); err != nil {
 		t.Fatalf("owner's Delete: %v", err)
+	}
+}
+
+// The ACL provider is asked with the caller's paths, never the server's:
+// "/" for the namespace node, then each parent and the node itself.
+func TestACLProviderPaths(t *testing.T) {
+	ns := newNamespace(t)
+	var (
+		mu    sync.Mutex
+		asked []string
+	)
+	provider := ACLProviderFunc(func(p string) []zk.ACL {
+		mu.Lock()
+		asked = append(asked, p)
+		mu.Unlock()
+		return zk.WorldACL(zk.PermAll)
+	})
+	c := connectNS(t, ns, WithACLProvider(provider))
+	ctx := testCtx(t)
+	if _, err := c.Create(ctx, "/a/b/c", nil, CreatingParents()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Multi(ctx, CreateOp("/a/m", nil, Persistent)); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, want := range []string{"/", "/a", "/a/b", "/a/b/c", "/a/m"} {
+		if !slices.Contains(asked, want) {
+			t.Errorf("provider never asked for %s; asked %q", want, asked)
+		}
+	}
+	for _, p := range asked {
+		if strings.Contains(p, ns) {
+			t.Errorf("provider asked with a server path %s", p)
+		}
+	}
+	// An explicit ACL wins over the provider's.
+	if _, err := c.Create(ctx, "/ro", nil, WithACL(zk.WorldACL(zk.PermRead))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Set(ctx, "/ro", []byte("x"), -1); !errors.Is(err, zk.ErrNoAuth) {
+		t.Fatalf("Set on a read-only node = %v, want zk.ErrNoAuth", err)
 	}
 }

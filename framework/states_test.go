@@ -3,8 +3,14 @@ package framework
 import (
 	"context"
 	"errors"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/retry"
@@ -42,10 +48,23 @@ func TestConnectionStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := c.Create(ctx, "/data", nil); err != nil {
+		t.Fatal(err)
+	}
+	_, _, survivor, err := c.GetW(ctx, "/data")
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// A short partition.
 	proxy.Cut()
 	states.expect(t, testTimeout, connstate.Suspended)
+	// A call made while cut completes once the partition ends.
+	pending := make(chan error, 1)
+	go func() {
+		_, err := c.Set(ctx, "/data", []byte("while cut"), -1)
+		pending <- err
+	}()
 	if c.State() != connstate.Suspended {
 		t.Fatalf("State() = %v while cut, want Suspended", c.State())
 	}
@@ -60,6 +79,17 @@ func TestConnectionStates(t *testing.T) {
 	if st, err := direct.Exists(ctx, eph); err != nil || st == nil {
 		t.Fatalf("ephemeral node gone after a short cut: %v, %v", st, err)
 	}
+	if err := waitEvent(t, pending, testTimeout, "Set issued while cut"); err != nil {
+		t.Fatalf("Set issued while cut: %v", err)
+	}
+	// The watch set before the cut survived it (same session) and fires.
+	if ev := waitEvent(t, survivor, testTimeout, "watch across a short cut"); ev.Type != zk.EventNodeDataChanged || ev.Path != "/data" {
+		t.Fatalf("watch across a short cut: %+v, want NodeDataChanged on /data", ev)
+	}
+	_, _, lost, err := c.GetW(ctx, "/data")
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// A partition longer than the session: Lost arrives while still cut.
 	proxy.Cut()
@@ -73,6 +103,10 @@ func TestConnectionStates(t *testing.T) {
 	}
 	if c.SessionID() != 0 {
 		t.Fatalf("SessionID() = %#x after Lost, want 0", c.SessionID())
+	}
+	// The session's watches end with it.
+	if ev := waitEvent(t, lost, testTimeout, "watch of the lost session"); ev.Type != zk.EventNotWatching || ev.Path != "/data" {
+		t.Fatalf("watch of the lost session: %+v, want EventNotWatching on /data", ev)
 	}
 	proxy.Restore()
 	states.expect(t, testTimeout, connstate.Reconnected)
@@ -184,7 +218,12 @@ func TestBlockUntilConnected(t *testing.T) {
 	states := record(c)
 	defer states.cancel()
 
+	changed := c.StateChanged()
 	proxy.Cut()
+	waitClosed(t, changed, testTimeout, "StateChanged at the cut")
+	if s := c.State(); s != connstate.Suspended {
+		t.Fatalf("State() after StateChanged fired = %v, want Suspended", s)
+	}
 	states.expect(t, testTimeout, connstate.Suspended)
 	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
@@ -215,33 +254,146 @@ func TestBlockUntilConnected(t *testing.T) {
 	}
 }
 
-// Calls waiting for a partition to end when Close runs return ErrClosed,
-// promptly, even when the retry policy would sleep a long time.
-func TestCloseInterruptsWaitingCalls(t *testing.T) {
-	srv := server(t)
-	proxy := zktest.NewProxy(t, srv.Addr())
-	c := connect(t, proxy.Addr(), WithSessionTimeout(10*time.Second),
-		WithRetryPolicy(retry.NTimes(1000, 5*time.Second)))
-	ctx := testCtx(t)
-	states := record(c)
-	defer states.cancel()
+// askedPolicy allows every retry after a long sleep and reports the first
+// time it is asked, that is, when a call is about to sleep before a retry.
+type askedPolicy struct {
+	asked chan struct{}
+	once  sync.Once
+	sleep time.Duration
+}
 
-	proxy.Cut()
-	states.expect(t, testTimeout, connstate.Suspended)
-	done := make(chan error, 1)
-	go func() {
-		_, _, err := c.Get(ctx, "/anything")
-		done <- err
-	}()
+func (p *askedPolicy) AllowRetry(int, time.Duration) (time.Duration, bool) {
+	p.once.Do(func() { close(p.asked) })
+	return p.sleep, true
+}
+
+// Calls waiting when Close runs return ErrClosed promptly: those waiting
+// for a reply that will never come, and those sleeping before a retry
+// even when the policy asks for a long sleep.
+func TestCloseInterruptsWaitingCalls(t *testing.T) {
+	tests := []struct {
+		name string
+		// sleeping: Close only once the Get sleeps before a retry;
+		// otherwise at once, while its request waits for a server.
+		sleeping bool
+	}{
+		{"sleeping before a retry", true},
+		{"issued just before Close", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := server(t)
+			proxy := zktest.NewProxy(t, srv.Addr())
+			policy := &askedPolicy{asked: make(chan struct{}), sleep: time.Minute}
+			c := connect(t, proxy.Addr(), WithSessionTimeout(10*time.Second), WithRetryPolicy(policy))
+			ctx := testCtx(t)
+			states := record(c)
+			defer states.cancel()
+
+			proxy.Cut()
+			states.expect(t, testTimeout, connstate.Suspended)
+			done := make(chan error, 1)
+			go func() {
+				_, _, err := c.Get(ctx, "/anything")
+				done <- err
+			}()
+			if tt.sleeping {
+				// The first attempt fails once go-zookeeper gives up on
+				// the server (within a second); the retry then sleeps.
+				waitClosed(t, policy.asked, testTimeout, "a retry of the Get")
+			}
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			closedAt := time.Now()
+			err := waitEvent(t, done, testTimeout, "Get across Close")
+			if !errors.Is(err, ErrClosed) {
+				t.Fatalf("Get across Close: %v, want ErrClosed", err)
+			}
+			if d := time.Since(closedAt); d > 2*time.Second {
+				t.Fatalf("Get returned %v after Close: Close must end waiting calls promptly", d)
+			}
+		})
+	}
+}
+
+// WithLogger receives the client's state changes at Info, and
+// go-zookeeper's own logging at Debug under the "zk" name.
+func TestLogger(t *testing.T) {
+	core, logs := observer.New(zap.DebugLevel)
+	c := connect(t, server(t).ConnectString(), WithLogger(zap.New(core)))
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	closedAt := time.Now()
-	err := waitEvent(t, done, testTimeout, "Get across Close")
-	if !errors.Is(err, ErrClosed) {
-		t.Fatalf("Get across Close: %v, want ErrClosed", err)
+	sawState := false
+	for _, e := range logs.All() {
+		if e.Message == "connection state" && e.Level == zap.InfoLevel && e.ContextMap()["state"] == connstate.Connected.String() {
+			sawState = true
+		}
 	}
-	if d := time.Since(closedAt); d > 2*time.Second {
-		t.Fatalf("Get returned %v after Close: Close must end waiting calls promptly", d)
+	if !sawState {
+		t.Fatalf("no Connected state logged; entries: %+v", logs.All())
+	}
+
+	// go-zookeeper complains when it cannot reach a server.
+	core, logs = observer.New(zap.DebugLevel)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := Connect(ctx, "127.0.0.1:1", WithLogger(zap.New(core))); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Connect to nothing = %v", err)
+	}
+	sawZK := false
+	for _, e := range logs.All() {
+		msg, _ := e.ContextMap()["msg"].(string)
+		if strings.HasSuffix(e.LoggerName, ".zk") && e.Level == zap.DebugLevel && strings.Contains(msg, "127.0.0.1:1") {
+			sawZK = true
+		}
+	}
+	if !sawZK {
+		t.Fatalf("go-zookeeper's log did not reach the logger; entries: %+v", logs.All())
+	}
+}
+
+// A server restart inside the session timeout is a disconnect like any
+// other: Suspended, then Reconnected on the same session, ephemeral nodes
+// kept (the server restores sessions from its log).
+func TestServerRestart(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ns := newNamespace(t)
+	c := connect(t, srv.ConnectString(), WithNamespace(ns), WithSessionTimeout(20*time.Second),
+		WithRetryPolicy(retry.UntilElapsed(testTimeout, 100*time.Millisecond)))
+	ctx := testCtx(t)
+	eph, err := c.Create(ctx, "/eph", []byte("x"), WithMode(Ephemeral))
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := record(c)
+	defer states.cancel()
+	sid := c.SessionID()
+
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	states.expect(t, testTimeout, connstate.Suspended)
+	// An operation issued while the server is down completes after it is
+	// back.
+	pending := make(chan error, 1)
+	go func() {
+		_, err := c.Set(ctx, eph, []byte("y"), -1)
+		pending <- err
+	}()
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	states.expect(t, testTimeout, connstate.Reconnected)
+	if c.SessionID() != sid {
+		t.Fatalf("session %#x after a restart, want %#x", c.SessionID(), sid)
+	}
+	if err := waitEvent(t, pending, testTimeout, "Set issued while the server was down"); err != nil {
+		t.Fatalf("Set issued while the server was down: %v", err)
+	}
+	data, st, err := c.Get(ctx, eph)
+	if err != nil || string(data) != "y" || st.EphemeralOwner != sid {
+		t.Fatalf("ephemeral after a restart: %q, %+v, %v", data, st, err)
 	}
 }
