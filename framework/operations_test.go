@@ -68,7 +68,6 @@ func TestCreateModes(t *testing.T) {
 		if _, err := c.Create(ctx, "/seq", nil); err != nil {
 			t.Fatal(err)
 		}
-		var got []string
 		for i, m := range []Mode{PersistentSequential, EphemeralSequential, PersistentSequential} {
 			p, err := c.Create(ctx, "/seq/n-", nil, WithMode(m))
 			if err != nil {
@@ -77,7 +76,6 @@ func TestCreateModes(t *testing.T) {
 			if want := fmt.Sprintf("/seq/n-%010d", i); p != want {
 				t.Fatalf("sequential create %d = %q, want %q", i, p, want)
 			}
-			got = append(got, p)
 		}
 		kids, _, err := c.Children(ctx, "/seq")
 		if err != nil {

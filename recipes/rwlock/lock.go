@@ -12,10 +12,10 @@ import (
 	"github.com/gocurator/curator/recipes/locking"
 )
 
-// Lock is one lock of an RWLock, read or write, with the verbs of a mutex.
-// It is reentrant: while held, Acquire counts one more hold and each Acquire
-// needs a Release. Methods are safe for concurrent use; concurrent Acquires
-// on one Lock run one at a time.
+// Lock is one lock of an RWLock, read or write, with the verbs of a mutex;
+// get it from ReadLock or WriteLock. It is reentrant: while held, Acquire
+// counts one more hold and each Acquire needs a Release. Methods are safe for
+// concurrent use; concurrent Acquires on one Lock run one at a time.
 type Lock struct {
 	rw   *RWLock
 	side side
@@ -209,8 +209,8 @@ func (k *Lock) heldName() string {
 }
 
 // Participants returns the node paths of this side's holders and waiters in
-// sequence order (Curator's getParticipantNodes): for the write lock the
-// holder, if any, comes first. It does not block on the lock.
+// sequence order, like Curator's getParticipantNodes: when the write lock is
+// held, its holder is the first write node. It does not wait for the lock.
 func (k *Lock) Participants(ctx context.Context) ([]string, error) {
 	all, err := k.l.Participants(ctx)
 	if err != nil {

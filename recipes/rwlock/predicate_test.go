@@ -9,12 +9,17 @@ import (
 	"github.com/gocurator/curator/recipes/locking"
 )
 
-// node names as Curator makes them; tag tells nodes with one sequence apart.
-func rd(tag string, seq int32) string { return fmt.Sprintf("_c_%s-%s%010d", uuidOf(tag), readName, seq) }
-func wr(tag string, seq int32) string { return fmt.Sprintf("_c_%s-%s%010d", uuidOf(tag), writeName, seq) }
+// rd and wr name read and write nodes as Curator does; tag makes the UUID,
+// which tells nodes with one sequence number apart.
+func rd(tag string, seq int32) string {
+	return fmt.Sprintf("_c_%s-%s%010d", uuidOf(tag), readName, seq)
+}
+func wr(tag string, seq int32) string {
+	return fmt.Sprintf("_c_%s-%s%010d", uuidOf(tag), writeName, seq)
+}
 
 func uuidOf(tag string) string {
-	return fmt.Sprintf("%08x-0000-4000-8000-000000000000", []byte(tag+"    ")[:4])
+	return fmt.Sprintf("%08x-0000-4000-8000-000000000000", []byte(tag + "    ")[:4])
 }
 
 func TestParseChild(t *testing.T) {

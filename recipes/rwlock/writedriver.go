@@ -38,5 +38,5 @@ func (writeDriver) GetsTheLock(sorted []string, own string, _ int) (locking.Verd
 	}
 	pred := sorted[i-1]
 	s, _, _ := parseChild(pred)
-	return locking.Verdict{Watch: pred, HeldWhenGone: i == 1 || s == readSide}, nil
+	return locking.Verdict{Watch: pred, HeldWhenGone: i == 1 && s == readSide}, nil
 }

@@ -94,6 +94,11 @@ func (s *Semaphore) waitV2(ctx context.Context, node string, gate *mutex.Mutex, 
 	for {
 		max, changed := s.limit()
 		children, ch, st, err := s.listV2(ctx, node, stat == nil, watch)
+		if errors.Is(err, zk.ErrNoNode) {
+			// leases/ (or the path) is gone, so our node is too: the
+			// container was reaped after our session ended.
+			return nil, errAgain
+		}
 		if err != nil {
 			return nil, err
 		}

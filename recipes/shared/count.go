@@ -29,7 +29,7 @@ type Count struct {
 	log  *zap.Logger
 	subs listeners
 
-	startMu sync.Mutex // serialises Start
+	starting chan struct{} // 1-buffered: held by the Start doing I/O
 
 	mu      sync.Mutex
 	started bool
@@ -46,7 +46,7 @@ type Count struct {
 // root) or a seed outside the int32 range is reported by every later call
 // (ErrNilClient, ErrInvalidPath, ErrOutOfRange).
 func NewCount(c *framework.Client, path string, seed int) *Count {
-	n := &Count{c: c, path: path, seed: seed, log: zap.NewNop(), changed: make(chan struct{})}
+	n := &Count{c: c, path: path, seed: seed, log: zap.NewNop(), changed: make(chan struct{}), starting: make(chan struct{}, 1)}
 	n.cur = VersionedValue{Version: -1, Value: seed}
 	switch {
 	case c == nil:
@@ -77,16 +77,21 @@ func (n *Count) Start(ctx context.Context) error {
 	if n.err != nil {
 		return n.wrap("start", n.err)
 	}
-	n.startMu.Lock()
-	defer n.startMu.Unlock()
-	n.mu.Lock()
-	started, closed := n.started, n.closed
-	n.mu.Unlock()
-	switch {
-	case closed:
-		return n.wrap("start", ErrClosed)
-	case started:
-		return nil
+	if ctx == nil {
+		return n.wrap("start", fmt.Errorf("%w: nil context", framework.ErrInvalidOption))
+	}
+	if done, err := n.startedOrClosed(); done {
+		return err
+	}
+	// Concurrent Starts wait for the one doing I/O, or for their ctx.
+	select {
+	case n.starting <- struct{}{}:
+	case <-ctx.Done():
+		return n.wrap("start", ctx.Err())
+	}
+	defer func() { <-n.starting }()
+	if done, err := n.startedOrClosed(); done {
+		return err
 	}
 	value, stat, ch, err := n.read(ctx, true)
 	if err != nil {
@@ -105,6 +110,20 @@ func (n *Count) Start(ctx context.Context) error {
 	n.mu.Unlock()
 	go n.watch(wctx, ch)
 	return nil
+}
+
+// startedOrClosed reports whether Start has nothing to do, and what it
+// returns then.
+func (n *Count) startedOrClosed() (bool, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch {
+	case n.closed:
+		return true, n.wrap("start", ErrClosed)
+	case n.started:
+		return true, nil
+	}
+	return false, nil
 }
 
 // Close stops the watch started by Start and every listener, and waits for
@@ -321,6 +340,11 @@ func (n *Count) watch(ctx context.Context, ch <-chan zk.Event) {
 				return
 			}
 		}
+		// After a session loss, wait for the next session rather than queue
+		// requests on a connection that is not up.
+		if err := n.c.BlockUntilConnected(ctx); err != nil {
+			return
+		}
 		var err error
 		ch, err = n.rewatch(ctx)
 		if err == nil {
@@ -333,9 +357,6 @@ func (n *Count) watch(ctx context.Context, ch <-chan zk.Event) {
 		// The retry policy gave up (a long partition): try again once the
 		// connection is back.
 		n.log.Info("reading the count failed; retrying", zap.Error(err))
-		if err := n.c.BlockUntilConnected(ctx); err != nil {
-			return
-		}
 		t := time.NewTimer(sleep)
 		select {
 		case <-t.C:

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/shared"
@@ -29,6 +31,26 @@ func waitValue(t testing.TB, n *shared.Count, want int) {
 		case <-ch:
 		case <-timer.C:
 			t.Fatalf("cached count is %d, never became %d", n.Value(), want)
+		}
+	}
+}
+
+// waitGone waits, on a watch, until path does not exist.
+func waitGone(t testing.TB, c *framework.Client, path string) {
+	t.Helper()
+	ctx := ctxT(t)
+	for {
+		_, _, ch, err := c.GetW(ctx, path)
+		if errors.Is(err, zk.ErrNoNode) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("waiting until %s is gone: %v", path, err)
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			t.Fatalf("%s never went", path)
 		}
 	}
 }
@@ -302,11 +324,20 @@ func TestWatchCatchesUpAfterSessionLoss(t *testing.T) {
 	seen := make(chan int, 8)
 	defer n.Listen(func(v int) { seen <- v })()
 
+	// alive goes when the server expires the session.
+	if _, err := cut.Create(ctx, "/alive", []byte{}, framework.WithMode(framework.Ephemeral)); err != nil {
+		t.Fatal(err)
+	}
+	other := connect(t, zkAddr, ns)
 	proxy.Cut()
-	if err := shared.NewCount(connect(t, zkAddr, ns), countPath, 1).Set(ctx, 77); err != nil {
+	if err := shared.NewCount(other, countPath, 1).Set(ctx, 77); err != nil {
 		t.Fatal(err)
 	}
 	waitState(t, cut, connstate.Lost)
+	// Restore only once the server expired the session too, so that the old
+	// connection cannot come back to it with its watch: go-zookeeper v1.0.4
+	// races on Conn.lastZxid when it does.
+	waitGone(t, other, "/alive")
 	proxy.Restore()
 	waitValue(t, n, 77)
 	select {
