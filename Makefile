@@ -27,6 +27,6 @@ staticcheck:
 	@PATH="$$PATH:$$($(GO) env GOPATH)/bin" staticcheck $(PKGS)
 
 fmt:
-	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './.git/*')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 lint: fmt vet staticcheck

@@ -11,7 +11,7 @@ import (
 type zkLogger struct{ l *zap.Logger }
 
 func (z zkLogger) Printf(format string, args ...any) {
-	if ce := z.l.Check(zap.DebugLevel, "zk"); ce != nil {
-		ce.Write(zap.String("msg", fmt.Sprintf(format, args...)))
+	if z.l.Core().Enabled(zap.DebugLevel) {
+		z.l.Debug(fmt.Sprintf(format, args...))
 	}
 }

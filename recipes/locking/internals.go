@@ -171,6 +171,12 @@ func (l *Internals) wait(ctx context.Context, node string, wait bool) (*Hold, er
 		if err != nil {
 			return nil, err
 		}
+		if l.c.SessionID() != stat.EphemeralOwner {
+			// The session ended while GetW was retrying: the watch may be
+			// in the new session, but our node died with the old one.
+			// Never wait on a node of a dead session.
+			return nil, errRecreate
+		}
 		select {
 		case ev := <-ch:
 			l.log.Debug("watch fired", zap.String("node", node), zap.Stringer("event", ev.Type))

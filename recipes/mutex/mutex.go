@@ -91,7 +91,7 @@ func (m *Mutex) acquire(ctx context.Context, wait bool) (bool, error) {
 
 	h, err := m.l.Acquire(ctx, wait)
 	if err != nil {
-		return false, fmt.Errorf("mutex: %w", err)
+		return false, fmt.Errorf("mutex %s: %w", m.l.Path(), err)
 	}
 	m.mu.Lock()
 	m.hold, m.count = h, 1
@@ -170,11 +170,11 @@ func (m *Mutex) FencingToken() int64 {
 	return m.hold.FencingToken()
 }
 
-// Node returns the path of the held node, "" when not held.
+// Node returns the path of the held node, "" when not held (or lost).
 func (m *Mutex) Node() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.hold == nil {
+	if m.hold == nil || m.hold.Err() != nil {
 		return ""
 	}
 	return m.hold.Node()
