@@ -299,6 +299,32 @@ func (c *Client) BlockUntilConnected(ctx context.Context) error {
 	}
 }
 
+// waitConnected holds an attempt back while the client is disconnected, as
+// Curator does, for up to the connection timeout (then a retryable
+// connection error lets the retry policy decide). Besides sparing requests
+// that would fail, it keeps requests from being queued during a disconnect:
+// go-zookeeper sends those the instant the session is back, and their
+// replies race with its re-registration of watches (an unsynchronised read
+// of lastZxid in sendSetWatches that the race detector reports).
+func (c *Client) waitConnected(ctx context.Context) error {
+	c.mu.Lock()
+	st, closed := c.state, c.closed
+	c.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	if st.IsConnected() {
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, c.opts.connectionTimeout)
+	defer cancel()
+	err := c.BlockUntilConnected(wctx)
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("curator: not connected within %v: %w", c.opts.connectionTimeout, zk.ErrConnectionClosed)
+	}
+	return err
+}
+
 // current returns the connection to use, once its credentials are added.
 func (c *Client) current(ctx context.Context) (*zk.Conn, error) {
 	c.mu.Lock()
@@ -348,6 +374,9 @@ func (c *Client) do(ctx context.Context, op func(conn *zk.Conn) error) error {
 	stop := context.AfterFunc(c.ctx, cancel)
 	defer stop()
 	err := retry.Do(rctx, c.opts.retryPolicy, func(rctx context.Context) error {
+		if err := c.waitConnected(rctx); err != nil {
+			return err
+		}
 		conn, err := c.current(rctx)
 		if err != nil {
 			return err

@@ -35,8 +35,10 @@ func TestGuaranteedDeleteWhileCut(t *testing.T) {
 			srv := server(t)
 			ns := newNamespace(t)
 			proxy := zktest.NewProxy(t, srv.Addr())
+			// Attempts wait for the connection up to the connection
+			// timeout: keep it short so the cut outlasts the call.
 			c := connect(t, proxy.Addr(), WithNamespace(ns), WithSessionTimeout(10*time.Second),
-				WithRetryPolicy(tt.policy))
+				WithRetryPolicy(tt.policy), WithConnectionTimeout(300*time.Millisecond))
 			watcher := connectNS(t, ns)
 			ctx := testCtx(t)
 			if _, err := c.Create(ctx, "/doomed/child", []byte("x"), CreatingParents()); err != nil {

@@ -344,7 +344,7 @@ func TestLogger(t *testing.T) {
 	}
 	sawZK := false
 	for _, e := range logs.All() {
-		msg, _ := e.ContextMap()["msg"].(string)
+		msg := e.Message
 		if strings.HasSuffix(e.LoggerName, ".zk") && e.Level == zap.DebugLevel && strings.Contains(msg, "127.0.0.1:1") {
 			sawZK = true
 		}

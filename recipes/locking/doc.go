@@ -23,7 +23,10 @@
 //
 // A failed or cancelled Acquire deletes its node before returning (on a
 // context detached from the caller's; if the connection is down, a
-// guaranteed delete keeps trying in the background). An Acquire that did not
+// guaranteed delete keeps trying in the background). If ctx ends while the
+// create itself is in flight, Acquire returns at once and the node, if the
+// server made it, is found by its protected name and deleted in the
+// background as soon as that create completes. An Acquire that did not
 // acquire never returns a nil error. Own nodes of a dead session are never
 // waited on: they are deleted and the node is made again, under the client's
 // retry policy.

@@ -42,11 +42,18 @@ func NewHold(c *framework.Client, node string, stat *zk.Stat, log *zap.Logger) *
 	}
 	h := &Hold{c: c, log: log, node: node, czxid: stat.Czxid, session: stat.EphemeralOwner, done: make(chan struct{})}
 	policy := c.ErrorPolicy()
-	h.cancel = c.Listen(func(s connstate.State) {
+	cancel := c.Listen(func(s connstate.State) {
 		if policy.IsError(s) {
 			h.lose(s.String())
 		}
 	})
+	h.mu.Lock()
+	h.cancel = cancel
+	lost := h.err != nil // the listener may have run already
+	h.mu.Unlock()
+	if lost {
+		cancel()
+	}
 	// A state change between our last request and Listen would be missed:
 	// look at the state now.
 	if st := c.State(); policy.IsError(st) || c.SessionID() != h.session {
@@ -65,9 +72,12 @@ func (h *Hold) lose(why string) {
 	}
 	h.err = ErrLockLost
 	close(h.done)
+	cancel := h.cancel // nil while NewHold is still registering: it cancels then
 	h.mu.Unlock()
 	h.log.Info("lock lost", zap.String("node", h.node), zap.String("why", why))
-	go h.cancel()
+	if cancel != nil {
+		cancel()
+	}
 	// Guaranteed: if the connection is down this returns at once and the
 	// delete goes on in the background until it succeeds or the client
 	// closes. A node of an expired session is gone already (Quietly).
@@ -114,8 +124,11 @@ func (h *Hold) Release(ctx context.Context) error {
 		h.err = ErrNotHeld
 		close(h.done)
 	}
+	cancel := h.cancel
 	h.mu.Unlock()
-	h.cancel()
+	if cancel != nil {
+		cancel()
+	}
 	if lost != nil {
 		return lost
 	}

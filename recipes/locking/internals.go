@@ -134,11 +134,13 @@ func (l *Internals) wait(ctx context.Context, node string, wait bool) (*Hold, er
 	_, own := framework.SplitPath(node)
 	var stat *zk.Stat // of our node, read with the first listing
 	for {
-		max := l.maxLeases()
+		// The change channel first, then the value: a change in between
+		// then closes the channel we wait on, and is not missed.
 		var changed <-chan struct{}
 		if l.changed != nil {
 			changed = l.changed()
 		}
+		max := l.maxLeases()
 		sorted, st, err := l.list(ctx, node, stat == nil)
 		if errors.Is(err, zk.ErrNoNode) {
 			// The lock path is gone, so our node is too (its container

@@ -25,7 +25,9 @@
 // empty. The two layouts must not share a path: V1 counts nodes under the
 // path and V2 counts leases/ children, so together they would admit too
 // many. An acquire that finds the other layout fails with ErrLayoutMismatch
-// and leaves nothing behind.
+// and leaves nothing behind. V1 goes by the names "locks" and "leases", so a
+// path that was used in V2 mode is refused until the server reaps those
+// empty containers (its container check runs every 60 s by default).
 //
 // # Guarantees
 //
@@ -34,10 +36,12 @@
 // lets waiters in at once, lowering it admits nobody new until enough
 // leases are returned. A semaphore is not reentrant: every Acquire is one
 // more lease. A failed or cancelled Acquire, AcquireN or TryAcquire leaves
-// no lease or gate node behind (nodes are deleted on a detached context, and
-// guaranteed deletes keep trying in the background while the connection is
-// down) and never returns a nil error; AcquireN returns the leases it took
-// before failing. TryAcquire returns ErrNoLease, never a nil Lease with a nil
+// no lease or gate node behind and never returns a nil error: nodes are
+// deleted on a detached context before it returns, guaranteed deletes keep
+// trying in the background while the connection is down, and a node whose
+// create was still in flight when ctx ended is found by its protected name
+// and deleted in the background. AcquireN returns the leases it took before
+// failing. TryAcquire returns ErrNoLease, never a nil Lease with a nil
 // error.
 //
 // # Connection loss
@@ -45,8 +49,9 @@
 // A Lease ends when the client's ErrorPolicy says so (Suspended and Lost
 // under connstate.StandardPolicy, Lost under SessionPolicy): Done closes, Err
 // returns ErrLockLost, and its node is deleted as soon as the connection
-// allows. Waiting acquirers keep their place across Suspended and
-// Reconnected on the same session; after Lost (or, in V2, after losing the
-// gate while waiting behind it) they start over with new nodes, under the
-// client's retry policy.
+// allows. V1 waiters keep their place across Suspended and Reconnected on the
+// same session, and start over with a new node after Lost. A V2 acquirer
+// that waits behind the gate starts over when the ErrorPolicy ends its gate
+// hold, since waiting on beside the next gate holder could block both.
+// Starting over runs under the client's retry policy.
 package semaphore

@@ -75,9 +75,11 @@ func (s *Semaphore) MaxLeases() int {
 // Acquire blocks until it holds a lease or ctx ends (use a ctx deadline for
 // a timeout). On failure nothing is held, no node is left (lease and gate
 // nodes are deleted on a detached context before Acquire returns, or by a
-// guaranteed delete in the background while the connection is down) and
-// the error is never nil: ctx's error, framework.ErrClosed,
-// ErrLayoutMismatch, or the ZooKeeper error the retry policy gave up on.
+// guaranteed delete in the background while the connection is down; a node
+// whose create was in flight when ctx ended is found by its protected name
+// and deleted in the background) and the error is never nil: ctx's error,
+// framework.ErrClosed, ErrLayoutMismatch, a shared count's error, or the
+// ZooKeeper error the retry policy gave up on.
 func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) {
 	l, err := s.acquire(ctx, true)
 	if err != nil {

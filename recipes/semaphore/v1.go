@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/recipes/locking"
 )
 
@@ -35,7 +36,7 @@ func (d *v1Driver) Sequence(child string) (int32, bool) {
 // below 1; otherwise it is the standard driver's.
 func (d *v1Driver) GetsTheLock(sorted []string, own string, maxLeases int) (locking.Verdict, error) {
 	if d.clash.Load() {
-		return locking.Verdict{}, fmt.Errorf("%w: V1 semaphore found the %q and %q children of a V2 semaphore",
+		return locking.Verdict{}, fmt.Errorf("%w: V1 semaphore found a %q or %q child (V2 layout)",
 			ErrLayoutMismatch, locksDir, leasesDir)
 	}
 	if maxLeases < 1 {
@@ -50,33 +51,43 @@ func (d *v1Driver) GetsTheLock(sorted []string, own string, maxLeases int) (lock
 // a release wakes only the waiter it lets in.
 func (s *Semaphore) acquireV1(ctx context.Context, wait bool) (*Lease, error) {
 	d := &v1Driver{StandardDriver: locking.StandardDriver{LockName: lockName, Data: s.opts.data}}
-	opts := []locking.Option{locking.WithLogger(s.log)}
-	if s.opts.count == nil {
-		max := s.max
-		opts = append(opts, locking.WithMaxLeases(func() int { return max }))
-	} else {
-		// The maximum and the channel that reports its change are taken
-		// together (Count.Watch), so a change between the loop's reading
-		// of one and of the other is never missed.
-		var (
-			mu      sync.Mutex
-			changed <-chan struct{}
-		)
-		opts = append(opts,
-			locking.WithMaxLeases(func() int {
-				max, ch := s.limit()
-				mu.Lock()
-				changed = ch
-				mu.Unlock()
-				return max
-			}),
-			locking.WithChanged(func() <-chan struct{} {
-				mu.Lock()
-				defer mu.Unlock()
-				return changed
-			}))
+	done := make(chan struct{})
+	defer close(done)
+
+	// The loop looks again when its changed channel closes. It must when
+	// the maximum changes, and also when the session is lost: the loop
+	// can set its watch on the node ahead in a new session (the getData is
+	// retried across the loss) and then wait there although our node died
+	// with the old session. A Lost state makes it list again and find out.
+	lost := newWake()
+	stop := s.c.Listen(func(st connstate.State) {
+		if st == connstate.Lost {
+			lost.fire()
+		}
+	})
+	defer stop()
+	// The maximum and the channel that reports its change are taken
+	// together (Count.Watch), so a change between the loop's reading of one
+	// and of the other is never missed.
+	var (
+		mu         sync.Mutex
+		maxChanged <-chan struct{}
+	)
+	maxLeases := func() int {
+		max, ch := s.limit()
+		mu.Lock()
+		maxChanged = ch
+		mu.Unlock()
+		return max
 	}
-	h, err := locking.New(s.c, s.path, d, opts...).Acquire(ctx, wait)
+	changed := func() <-chan struct{} {
+		mu.Lock()
+		defer mu.Unlock()
+		return either(lost.channel(), maxChanged, done)
+	}
+	l := locking.New(s.c, s.path, d, locking.WithLogger(s.log),
+		locking.WithMaxLeases(maxLeases), locking.WithChanged(changed))
+	h, err := l.Acquire(ctx, wait)
 	if errors.Is(err, locking.ErrWouldBlock) {
 		return nil, ErrNoLease
 	}

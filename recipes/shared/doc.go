@@ -28,5 +28,5 @@
 // long partition, it reads the node again once the client is connected, so
 // the cache catches up with every change made meanwhile. A deleted node
 // keeps the last value until the node is made again. Close stops the watch
-// and the listeners; closing the client stops them too.
+// and the listeners; closing the client stops the watch.
 package shared

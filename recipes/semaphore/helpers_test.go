@@ -1,0 +1,238 @@
+package semaphore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/semaphore"
+	"github.com/gocurator/curator/retry"
+	"github.com/gocurator/curator/zktest"
+)
+
+// deadline bounds every wait in these tests.
+const deadline = 30 * time.Second
+
+const semPath = "/semaphores/workers"
+
+// mode is one of the two layouts; every behaviour is tested in both.
+type mode struct {
+	name string
+	opts []semaphore.Option
+	v2   bool
+}
+
+var modes = []mode{
+	{name: "V1"},
+	{name: "V2", opts: []semaphore.Option{semaphore.CuratorV2()}, v2: true},
+}
+
+// with returns the mode's options followed by more.
+func (m mode) with(more ...semaphore.Option) []semaphore.Option {
+	return append(append([]semaphore.Option{}, m.opts...), more...)
+}
+
+// leaseDir is where the mode keeps lease nodes.
+func (m mode) leaseDir(path string) string {
+	if m.v2 {
+		return path + "/leases"
+	}
+	return path
+}
+
+var nsCounter atomic.Int64
+
+// unique returns a name unique to the test, for namespaces and paths.
+func unique(t testing.TB) string {
+	name := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
+	return fmt.Sprintf("t%d_%s", nsCounter.Add(1), name)
+}
+
+// connect returns a client of addr, closed at cleanup; ns "" for none.
+func connect(t testing.TB, addr, ns string, opts ...framework.Option) *framework.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	base := []framework.Option{
+		framework.WithNamespace(ns),
+		framework.WithSessionTimeout(10 * time.Second),
+		framework.WithRetryPolicy(retry.BoundedExponentialBackoff(20*time.Millisecond, 500*time.Millisecond, 40)),
+	}
+	c, err := framework.Connect(ctx, addr, append(base, opts...)...)
+	if err != nil {
+		t.Fatalf("connect %s: %v", addr, err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// ctxT returns a context bounded by deadline, cancelled at cleanup.
+func ctxT(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// children lists path's children through c; none if path is missing.
+func children(t testing.TB, c *framework.Client, path string) []string {
+	t.Helper()
+	ch, _, err := c.Children(ctxT(t), path)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil
+	}
+	if err != nil {
+		t.Fatalf("children %s: %v", path, err)
+	}
+	return ch
+}
+
+// waitChildren waits, on ZooKeeper watches, until cond holds for the
+// children of path (nil while path is missing).
+func waitChildren(t testing.TB, c *framework.Client, path, what string, cond func([]string) bool) {
+	t.Helper()
+	ctx := ctxT(t)
+	for {
+		ch, _, w, err := c.ChildrenW(ctx, path)
+		if errors.Is(err, zk.ErrNoNode) {
+			var stat *zk.Stat
+			stat, w, err = c.ExistsW(ctx, path)
+			if err == nil && stat != nil {
+				continue // made meanwhile: list it
+			}
+			ch = nil
+		}
+		if err != nil {
+			t.Fatalf("waiting until %s: %v (children %v)", what, err, ch)
+		}
+		if cond(ch) {
+			return
+		}
+		select {
+		case <-w:
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting until %s; children of %s: %v", what, path, children(t, c, path))
+		}
+	}
+}
+
+// waitEmpty waits until path has no children.
+func waitEmpty(t testing.TB, c *framework.Client, path string) {
+	t.Helper()
+	waitChildren(t, c, path, path+" is empty", func(ch []string) bool { return len(ch) == 0 })
+}
+
+// waitCount waits until path has n children.
+func waitCount(t testing.TB, c *framework.Client, path string, n int) {
+	t.Helper()
+	waitChildren(t, c, path, fmt.Sprintf("%s has %d children", path, n), func(ch []string) bool { return len(ch) == n })
+}
+
+// waitState waits until c reports s.
+func waitState(t testing.TB, c *framework.Client, s connstate.State) {
+	t.Helper()
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	for {
+		ch := c.StateChanged()
+		if c.State() == s {
+			return
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			t.Fatalf("state %v never reached (now %v)", s, c.State())
+		}
+	}
+}
+
+// waitClosed waits for ch to close, failing the test after deadline.
+func waitClosed(t testing.TB, ch <-chan struct{}, what string) {
+	t.Helper()
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	select {
+	case <-ch:
+	case <-timer.C:
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// result is what an Acquire in a goroutine returned.
+type result struct {
+	lease *semaphore.Lease
+	err   error
+}
+
+// acquireAsync starts s.Acquire(ctx) and returns where its result goes.
+func acquireAsync(ctx context.Context, s *semaphore.Semaphore) <-chan result {
+	out := make(chan result, 1)
+	go func() {
+		l, err := s.Acquire(ctx)
+		out <- result{l, err}
+	}()
+	return out
+}
+
+// await returns the result of an acquireAsync, failing after deadline.
+func await(t testing.TB, ch <-chan result) result {
+	t.Helper()
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	select {
+	case r := <-ch:
+		return r
+	case <-timer.C:
+		t.Fatal("acquire did not return")
+		return result{}
+	}
+}
+
+// pending fails the test if an acquireAsync has returned already.
+func pending(t testing.TB, ch <-chan result, what string) {
+	t.Helper()
+	select {
+	case r := <-ch:
+		t.Fatalf("%s: acquire returned %v, %v; want it still waiting", what, r.lease, r.err)
+	default:
+	}
+}
+
+// mustRelease releases l.
+func mustRelease(t testing.TB, l *semaphore.Lease) {
+	t.Helper()
+	if err := l.Release(ctxT(t)); err != nil {
+		t.Fatalf("release %s: %v", l.Node(), err)
+	}
+}
+
+// sessionTimeout is the session timeout of clients whose session a test
+// loses; the server's tickTime (200ms) allows it.
+const sessionTimeout = time.Second
+
+// shortWait is the deadline of acquires that are meant to time out.
+const shortWait = 400 * time.Millisecond
+
+// newProxy returns a fault proxy in front of the package's server.
+func newProxy(t testing.TB) *zktest.Proxy { return zktest.NewProxy(t, zkAddr) }
+
+// leaseNodes lists the lease nodes of mode m at semPath: V1 nodes carry
+// "lock-" (the path may also hold V2 directories), V2 nodes are the
+// children of leases/.
+func leaseNodes(t testing.TB, c *framework.Client, m mode) []string {
+	t.Helper()
+	var out []string
+	for _, n := range children(t, c, m.leaseDir(semPath)) {
+		if m.v2 || strings.Contains(n, "lock-") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
