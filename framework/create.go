@@ -237,6 +237,11 @@ func (c *Client) ensureNamespace(conn *zk.Conn) error {
 	return nil
 }
 
+// cleanupTimeout bounds how long a failed protected create waits, before
+// returning, for its last attempt to end and for deleting what it made;
+// past it, the clean-up goes on in the background.
+const cleanupTimeout = 5 * time.Second
+
 // createProtected is the protected create of wire-format.md: before each
 // retry, look for our UUID among the parent's children.
 func (c *Client) createProtected(ctx context.Context, path string, data []byte, acl []zk.ACL, o *createOptions) (string, error) {
@@ -244,14 +249,18 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 	parent, name := SplitPath(path)
 	ppath := JoinPath(parent, protectedName(id, name))
 	prefix := ProtectedPrefix + id + "-"
-	// An attempt abandoned because ctx ended keeps running on its own
-	// goroutine; whoever finishes last (the caller or that attempt) starts
-	// the clean-up, so that a create applied after we gave up is deleted too.
+	// When ctx ends, c.do returns while the attempt's request may still be
+	// on its way: the server may apply the create after we gave up. So the
+	// caller waits (bounded) for the attempt to end and then deletes what
+	// it made; if the wait times out, the attempt itself starts a
+	// background clean-up when it ends.
 	var (
 		mu        sync.Mutex
 		attempted bool
 		inflight  int
 		abandoned bool
+		idle      chan struct{} // closed when the last attempt ends after abandon
+		handOff   bool          // the caller stopped waiting: attempts clean up
 	)
 	var created string
 	err := c.do(ctx, func(conn *zk.Conn) error {
@@ -267,9 +276,14 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 		defer func() {
 			mu.Lock()
 			inflight--
-			cleanup := abandoned && inflight == 0
+			last := abandoned && inflight == 0
+			if last && idle != nil {
+				close(idle)
+				idle = nil
+			}
+			background := last && handOff
 			mu.Unlock()
-			if cleanup {
+			if background {
 				c.findAndDeleteInBackground(parent, prefix)
 			}
 		}()
@@ -292,11 +306,38 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 	}
 	mu.Lock()
 	abandoned = true
-	cleanup := attempted && inflight == 0 && (retry.IsRetryable(err) || ctx.Err() != nil)
+	pending := inflight > 0
+	wait := idle
+	if pending {
+		wait = make(chan struct{})
+		idle = wait
+	}
+	mayExist := attempted && (pending || retry.IsRetryable(err) || ctx.Err() != nil)
 	mu.Unlock()
-	if cleanup {
-		// The last attempt may have been applied: make sure no node of
-		// ours is left behind.
+	if !mayExist {
+		return "", fmt.Errorf("create %s: %w", path, err)
+	}
+	timer := time.NewTimer(cleanupTimeout)
+	defer timer.Stop()
+	if pending {
+		select {
+		case <-wait:
+		case <-timer.C:
+		case <-c.ctx.Done():
+		}
+		mu.Lock()
+		if inflight > 0 {
+			handOff = true
+			mu.Unlock()
+			return "", fmt.Errorf("create %s: %w", path, err)
+		}
+		mu.Unlock()
+	}
+	// Delete what the last attempt may have made before returning, on a
+	// context detached from the caller's (which may be what ended).
+	dctx, cancel := context.WithTimeout(retry.WithNewBudget(context.WithoutCancel(ctx)), cleanupTimeout)
+	defer cancel()
+	if cerr := c.do(dctx, func(conn *zk.Conn) error { return c.findAndDelete(conn, parent, prefix) }); cerr != nil {
 		c.findAndDeleteInBackground(parent, prefix)
 	}
 	return "", fmt.Errorf("create %s: %w", path, err)
@@ -343,23 +384,26 @@ func (c *Client) findProtected(conn *zk.Conn, parent, prefix string, ephemeral b
 // findAndDeleteInBackground deletes the child of parent starting with
 // prefix, if any, retrying until a listing succeeds or the client closes.
 func (c *Client) findAndDeleteInBackground(parent, prefix string) {
-	c.background(func(ctx context.Context, conn *zk.Conn) error {
-		children, _, err := conn.Children(c.full(parent))
-		if errors.Is(err, zk.ErrNoNode) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		for _, ch := range children {
-			if strings.HasPrefix(ch, prefix) {
-				err := conn.Delete(c.full(JoinPath(parent, ch)), -1)
-				if err != nil && !errors.Is(err, zk.ErrNoNode) {
-					return err
-				}
-				c.log.Info("deleted node of a failed protected create", zap.String("path", JoinPath(parent, ch)))
-			}
-		}
+	c.background(func(_ context.Context, conn *zk.Conn) error { return c.findAndDelete(conn, parent, prefix) })
+}
+
+// findAndDelete deletes the children of parent starting with prefix.
+func (c *Client) findAndDelete(conn *zk.Conn, parent, prefix string) error {
+	children, _, err := conn.Children(c.full(parent))
+	if errors.Is(err, zk.ErrNoNode) {
 		return nil
-	})
+	}
+	if err != nil {
+		return err
+	}
+	for _, ch := range children {
+		if strings.HasPrefix(ch, prefix) {
+			err := conn.Delete(c.full(JoinPath(parent, ch)), -1)
+			if err != nil && !errors.Is(err, zk.ErrNoNode) {
+				return err
+			}
+			c.log.Info("deleted node of a failed protected create", zap.String("path", JoinPath(parent, ch)))
+		}
+	}
+	return nil
 }

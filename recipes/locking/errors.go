@@ -13,8 +13,10 @@ var (
 	// when the last hold was released.
 	ErrNotHeld = errors.New("curator: lock not held")
 	// ErrLockLost is returned by Err once a hold ended because of the
-	// connection (per the client's ErrorPolicy) or because its node vanished,
-	// and by Release after that.
+	// connection (per the client's ErrorPolicy), and by Release after that;
+	// Acquire wraps it when its node kept vanishing while it waited. A held
+	// node deleted by an operator is not watched for (that would cost a
+	// server watch per holder): guard writes with the hold's CheckOp.
 	ErrLockLost = errors.New("curator: lock lost")
 	// ErrUpgradeNotSupported is returned at once when a read-lock holder
 	// asks for the write lock (Curator deadlocks there).

@@ -37,7 +37,11 @@ type Option func(*Internals)
 func WithMaxLeases(f func() int) Option { return func(l *Internals) { l.maxLeases = f } }
 
 // WithChanged sets a function returning a channel that closes when the
-// driver's inputs (such as max leases) change: waiters then look again.
+// driver's inputs (such as max leases) change: waiters then look again. The
+// loop calls the max leases function and then this one, before each look;
+// the channel must close on any change after the value that call returned
+// (take both at one instant, as shared.Count's Watch allows, and hand the
+// channel over here), or a change between the two calls is missed.
 func WithChanged(f func() <-chan struct{}) Option { return func(l *Internals) { l.changed = f } }
 
 // WithLogger sets the logger (default: the client's, named "lock").
@@ -134,13 +138,13 @@ func (l *Internals) wait(ctx context.Context, node string, wait bool) (*Hold, er
 	_, own := framework.SplitPath(node)
 	var stat *zk.Stat // of our node, read with the first listing
 	for {
-		// The change channel first, then the value: a change in between
-		// then closes the channel we wait on, and is not missed.
+		// maxLeases then changed: see WithChanged for the contract that
+		// keeps a change between the two calls from being missed.
+		max := l.maxLeases()
 		var changed <-chan struct{}
 		if l.changed != nil {
 			changed = l.changed()
 		}
-		max := l.maxLeases()
 		sorted, st, err := l.list(ctx, node, stat == nil)
 		if errors.Is(err, zk.ErrNoNode) {
 			// The lock path is gone, so our node is too (its container

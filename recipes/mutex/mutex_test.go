@@ -834,3 +834,37 @@ func TestMixedOperationsLeaveNothing(t *testing.T) {
 	}
 	eventually(t, "no nodes left", func() bool { return len(children(t, cs[0], lockPath)) == 0 })
 }
+
+// A cancelled acquire leaves no node at the moment it returns, even when
+// the cancel lands while its create is still in flight.
+func TestCancelledAcquireLeavesNothingOnReturn(t *testing.T) {
+	srv := server(t)
+	ns := namespace(t)
+	c1 := connect(t, srv.ConnectString(), ns)
+	c2 := connect(t, srv.ConnectString(), ns)
+	ctx := ctxT(t)
+	holder := mutex.New(c1, lockPath)
+	if err := holder.Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m := mutex.New(c2, lockPath)
+	for i := 0; i < 150; i++ {
+		actx, cancel := context.WithCancel(ctx)
+		// Cancel at a spread of moments: before the create is sent, while
+		// it is in flight, and while waiting.
+		delay := time.Duration(i%15) * 100 * time.Microsecond
+		timer := time.AfterFunc(delay, cancel)
+		err := m.Acquire(actx)
+		timer.Stop()
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("iteration %d: %v, want context.Canceled", i, err)
+		}
+		if got := children(t, c1, lockPath); len(got) != 1 {
+			t.Fatalf("iteration %d (cancel after %v): nodes on return: %v", i, delay, got)
+		}
+	}
+	if err := holder.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -39,10 +39,10 @@ func newLock(rw *RWLock, s side, l *locking.Internals) *Lock {
 // of an RWLock holding the write lock is granted at once too (downgrade).
 // The write lock of an RWLock holding only the read lock returns
 // ErrUpgradeNotSupported at once. On failure nothing is held, no node is
-// left (it is deleted on a detached context before Acquire returns, or by a
-// guaranteed delete in the background while the connection is down) and the
-// error is never nil: ctx's error, framework.ErrClosed, or the ZooKeeper
-// error the retry policy gave up on.
+// left (it is deleted on a detached context before Acquire returns; in the
+// background while the connection is down, or when ctx ended with the create
+// still in flight) and the error is never nil: ctx's error,
+// framework.ErrClosed, or the ZooKeeper error the retry policy gave up on.
 func (k *Lock) Acquire(ctx context.Context) error {
 	_, err := k.acquire(ctx, true)
 	return err

@@ -166,6 +166,29 @@ func TestReadPredicate(t *testing.T) {
 	}
 }
 
+// A downgrade that found its write node gone does not downgrade from that
+// node again: the acquire would go round forever when the node was deleted
+// behind the hold's back.
+func TestReadNodeSpecAfterRacedDowngrade(t *testing.T) {
+	own := wr("a", 5)
+	d := &readDriver{ownWrite: func() string { return own }}
+	spec := d.Node()
+	if spec.Mode != framework.Ephemeral {
+		t.Fatalf("first Node() = %+v, want a downgrade node", spec)
+	}
+	node := "_c_" + uuidOf("r") + "-" + spec.Name
+	if _, err := d.GetsTheLock([]string{node}, node, 0); !errors.Is(err, errDowngradeRaced) {
+		t.Fatalf("GetsTheLock without the write node: %v, want errDowngradeRaced", err)
+	}
+	if spec := d.Node(); spec.Mode != framework.EphemeralSequential || spec.Name != readName {
+		t.Fatalf("Node() after the race = %+v, want an ordinary read node", spec)
+	}
+	own = wr("a", 9) // a new write hold downgrades again
+	if spec := d.Node(); spec.Mode != framework.Ephemeral || spec.Name != "__READ__0000000009" {
+		t.Fatalf("Node() for a new write hold = %+v, want a downgrade node", spec)
+	}
+}
+
 func TestReadNodeSpec(t *testing.T) {
 	tests := []struct {
 		name     string

@@ -31,6 +31,12 @@ type readDriver struct {
 	// Node and the GetsTheLock calls that follow it belong together.
 	downgrade    bool
 	downgradeSeq int32
+	// gone is set, with goneSeq, once a downgrade found its write node
+	// missing: that node never comes back, so Node must not downgrade from
+	// it again (its hold may not know yet, or ever if an operator deleted
+	// the node), or the acquire would go round forever.
+	gone    bool
+	goneSeq int32
 }
 
 // Node returns an EPHEMERAL_SEQUENTIAL node named "__READ__", unless this
@@ -43,7 +49,7 @@ func (d *readDriver) Node() locking.NodeSpec {
 	defer d.mu.Unlock()
 	d.downgrade = false
 	if w := d.ownWrite(); w != "" {
-		if _, seq, ok := parseChild(w); ok {
+		if _, seq, ok := parseChild(w); ok && !(d.gone && seq == d.goneSeq) {
 			d.downgrade, d.downgradeSeq = true, seq
 			return locking.NodeSpec{Name: fmt.Sprintf("%s%010d", readName, seq), Mode: framework.Ephemeral, Data: d.data}
 		}
@@ -95,9 +101,12 @@ func (d *readDriver) GetsTheLock(sorted []string, own string, _ int) (locking.Ve
 		}
 	}
 	d.mu.Lock()
-	downgrade := d.downgrade && d.downgradeSeq == ownSeq
+	raced := d.downgrade && d.downgradeSeq == ownSeq && !parent
+	if raced {
+		d.gone, d.goneSeq = true, ownSeq
+	}
 	d.mu.Unlock()
-	if downgrade && !parent {
+	if raced {
 		return locking.Verdict{}, errDowngradeRaced
 	}
 	if blocking == 0 {

@@ -1,6 +1,7 @@
 package rwlock_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -408,5 +409,45 @@ func TestForeignChildrenIgnored(t *testing.T) {
 	}
 	if got := fmt.Sprint(children(t, c, "/lock")); strings.Contains(got, "__") {
 		t.Fatalf("lock nodes left: %s", got)
+	}
+}
+
+// A downgrade whose write node was deleted behind the hold's back (by an
+// operator) must not trust its read node, nor try the same downgrade
+// forever: it falls back to an ordinary read node.
+func TestDowngradeAfterWriteNodeDeleted(t *testing.T) {
+	c := connect(t, "", namespace(t))
+	ctx, cancel := context.WithTimeout(ctxFor(t), 5*time.Second)
+	defer cancel()
+	rw, other := rwlock.New(c, "/lock"), rwlock.New(c, "/lock")
+	if err := rw.WriteLock().Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wnode := rw.WriteLock().Node()
+	if err := c.Delete(ctx, wnode); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.WriteLock().Acquire(ctx); err != nil { // the lock is free on the server
+		t.Fatal(err)
+	}
+	if ok, err := rw.ReadLock().TryAcquire(ctx); ok || err != nil {
+		t.Fatalf("read under another writer, own write node gone: %v, %v; want false, nil", ok, err)
+	}
+	if err := other.WriteLock().Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.ReadLock().Acquire(ctx); err != nil {
+		t.Fatalf("read after the other writer: %v", err)
+	}
+	if rnode := rw.ReadLock().Node(); seqOf(t, rnode) == seqOf(t, wnode) {
+		t.Fatalf("read node %s reuses the deleted write node's sequence", rnode)
+	}
+	for _, k := range []*rwlock.Lock{rw.ReadLock(), rw.WriteLock()} {
+		if err := k.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := children(t, c, "/lock"); len(got) != 0 {
+		t.Fatalf("nodes left: %v", got)
 	}
 }
