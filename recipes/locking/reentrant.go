@@ -1,0 +1,229 @@
+package locking
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/framework"
+)
+
+// Reentrant is the per-handle state of a reentrant lock recipe and the verbs
+// built on it: the current Hold, its hold count, and a gate that runs the
+// handle's acquires one at a time. The mutex and both locks of the read/write
+// lock are thin wrappers around one. The handle is the owner: Go has no
+// thread identity, so reentrancy is per Reentrant value.
+type Reentrant struct {
+	l     *Internals
+	label string // error prefix, such as "mutex /locks/a"
+	hooks ReentrantHooks
+	gate  chan struct{}
+
+	mu    sync.Mutex
+	hold  *Hold
+	count int
+	last  error // Err after the last hold ended
+}
+
+// ReentrantHooks lets a recipe adjust Reentrant; every field is optional.
+type ReentrantHooks struct {
+	// Refuse is asked before a new hold is acquired (not for a reentrant
+	// one); a non-nil error is returned at once, with no node made. The
+	// read/write lock refuses upgrades with it.
+	Refuse func() error
+	// Retry reports whether an error of the loop's Acquire means "acquire
+	// again at once" (the loop has deleted its node already).
+	Retry func(error) bool
+	// Changed is called after a hold starts and after it is released.
+	Changed func()
+}
+
+// NewReentrant returns the reentrant state for handles on l. label prefixes
+// errors.
+func NewReentrant(l *Internals, label string, hooks ReentrantHooks) *Reentrant {
+	return &Reentrant{l: l, label: label, hooks: hooks, gate: make(chan struct{}, 1), last: ErrNotHeld}
+}
+
+// Internals returns the loop the handle runs on.
+func (r *Reentrant) Internals() *Internals { return r.l }
+
+// Acquire acquires one hold: at once when the handle holds already,
+// otherwise through the loop (waiting or not). See the recipes' Acquire and
+// TryAcquire for the guarantees; ErrWouldBlock (wrapped) when !wait and the
+// lock is held elsewhere.
+func (r *Reentrant) Acquire(ctx context.Context, wait bool) error {
+	if err := r.l.Err(); err != nil {
+		return r.errorf("acquire", err)
+	}
+	if ctx == nil {
+		return r.errorf("acquire", fmt.Errorf("%w: nil context", framework.ErrInvalidOption))
+	}
+	if err := r.refuse(); err != nil {
+		return r.errorf("acquire", err)
+	}
+	select {
+	case r.gate <- struct{}{}:
+	case <-ctx.Done():
+		return r.errorf("acquire", ctx.Err())
+	}
+	defer func() { <-r.gate }()
+
+	r.mu.Lock()
+	if r.hold != nil && r.hold.Err() == nil {
+		r.count++
+		r.mu.Unlock()
+		return nil
+	}
+	r.mu.Unlock()
+	if err := r.refuse(); err != nil {
+		return r.errorf("acquire", err)
+	}
+	for {
+		h, err := r.l.Acquire(ctx, wait)
+		if err != nil && r.hooks.Retry != nil && r.hooks.Retry(err) {
+			continue
+		}
+		if err != nil {
+			return r.errorf("acquire", err)
+		}
+		r.mu.Lock()
+		r.hold, r.count = h, 1
+		r.mu.Unlock()
+		if r.hooks.Changed != nil {
+			r.hooks.Changed()
+		}
+		return nil
+	}
+}
+
+// TryAcquire is Acquire without waiting for other holders: false, with no
+// node left, when the lock is held elsewhere.
+func (r *Reentrant) TryAcquire(ctx context.Context) (bool, error) {
+	err := r.Acquire(ctx, false)
+	if errors.Is(err, ErrWouldBlock) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func (r *Reentrant) refuse() error {
+	if r.hooks.Refuse == nil {
+		return nil
+	}
+	return r.hooks.Refuse()
+}
+
+// Release gives up one hold; the last one releases the Hold (a guaranteed
+// delete of the node). ErrNotHeld when nothing is held, ErrLockLost when the
+// hold was lost.
+func (r *Reentrant) Release(ctx context.Context) error {
+	r.mu.Lock()
+	h := r.hold
+	if h == nil {
+		r.mu.Unlock()
+		return r.errorf("release", ErrNotHeld)
+	}
+	if h.Err() == nil && r.count > 1 {
+		r.count--
+		r.mu.Unlock()
+		return nil
+	}
+	r.hold, r.count = nil, 0
+	r.mu.Unlock()
+	if r.hooks.Changed != nil {
+		r.hooks.Changed()
+	}
+	err := h.Release(ctx)
+	r.mu.Lock()
+	r.last = h.Err()
+	r.mu.Unlock()
+	if err != nil {
+		return r.errorf("release", err)
+	}
+	return nil
+}
+
+// current returns the hold if it is live.
+func (r *Reentrant) current() *Hold {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.hold == nil || r.hold.Err() != nil {
+		return nil
+	}
+	return r.hold
+}
+
+// Hold returns the live hold, or nil.
+func (r *Reentrant) Hold() *Hold { return r.current() }
+
+// Done returns the current hold's Done, or a closed channel when nothing is
+// held.
+func (r *Reentrant) Done() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.hold == nil {
+		return closedChan
+	}
+	return r.hold.Done()
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// Err returns nil while held, ErrLockLost once lost, ErrNotHeld when
+// nothing is held.
+func (r *Reentrant) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.hold == nil {
+		return r.last
+	}
+	return r.hold.Err()
+}
+
+// IsHeld reports whether the handle holds the lock now.
+func (r *Reentrant) IsHeld() bool { return r.Err() == nil }
+
+// FencingToken returns the held node's czxid, 0 when not held.
+func (r *Reentrant) FencingToken() int64 {
+	if h := r.current(); h != nil {
+		return h.FencingToken()
+	}
+	return 0
+}
+
+// Node returns the held node's path, "" when not held (or lost).
+func (r *Reentrant) Node() string {
+	if h := r.current(); h != nil {
+		return h.Node()
+	}
+	return ""
+}
+
+// CheckOp returns a transaction check of the held node; ErrNotHeld when
+// nothing is held.
+func (r *Reentrant) CheckOp() (framework.Op, error) {
+	if h := r.current(); h != nil {
+		return h.CheckOp(), nil
+	}
+	return framework.Op{}, r.errorf("check", ErrNotHeld)
+}
+
+// FencedMulti runs ops in one transaction behind a check of the held node.
+func (r *Reentrant) FencedMulti(ctx context.Context, ops ...framework.Op) ([]zk.MultiResponse, error) {
+	check, err := r.CheckOp()
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.l.Client().Multi(ctx, append([]framework.Op{check}, ops...)...)
+	if err != nil {
+		return nil, r.errorf("fenced write", err)
+	}
+	return res[1:], nil
+}
+
+func (r *Reentrant) errorf(op string, err error) error {
+	return fmt.Errorf("%s: %s: %w", r.label, op, err)
+}
