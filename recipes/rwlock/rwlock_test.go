@@ -73,7 +73,8 @@ func TestNotHeld(t *testing.T) {
 			t.Errorf("Acquire(nil): %v, want ErrInvalidOption", err)
 		}
 	}
-	if rw.ReadLock() != rw.ReadLock() || rw.WriteLock() != rw.WriteLock() || rw.ReadLock() == rw.WriteLock() {
+	r1, r2, w1, w2 := rw.ReadLock(), rw.ReadLock(), rw.WriteLock(), rw.WriteLock()
+	if r1 != r2 || w1 != w2 || r1 == w1 {
 		t.Fatal("ReadLock and WriteLock must each return one handle")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/fanout"
 )
 
 // Count is a shared integer on ZooKeeper (Curator's SharedCount): a
@@ -27,7 +28,7 @@ type Count struct {
 	seed int
 	err  error // bad input found by NewCount, returned by every call
 	log  *zap.Logger
-	subs listeners
+	subs fanout.Fanout[int]
 
 	starting chan struct{} // 1-buffered: held by the Start doing I/O
 
@@ -139,7 +140,7 @@ func (n *Count) Close() error {
 		cancel()
 	}
 	n.wg.Wait()
-	n.subs.close()
+	n.subs.Close()
 	return nil
 }
 
@@ -254,7 +255,7 @@ func (n *Count) Watch() (VersionedValue, <-chan struct{}) {
 // quick succession may be seen only as the last of them. cancel stops
 // further calls and does not block; Close stops all listeners.
 func (n *Count) Listen(fn func(v int)) (cancel func()) {
-	return n.subs.add(fn)
+	return n.subs.Add(fn)
 }
 
 // update caches value read with stat if it is newer than the cached one.
@@ -278,7 +279,7 @@ func (n *Count) updateLocked(stat *zk.Stat, value int) {
 	n.cur = VersionedValue{Version: stat.Version, Value: value}
 	close(n.changed)
 	n.changed = make(chan struct{})
-	n.subs.publish(value)
+	n.subs.Publish(value)
 	n.log.Debug("count changed", zap.Int("value", value), zap.Int32("version", stat.Version))
 }
 
