@@ -52,10 +52,10 @@ type Client struct {
 // handle is one go-zookeeper connection. The client replaces it when it
 // declares a session lost on its own, so that Lost always means a new session.
 type handle struct {
-	conn      *zk.Conn
-	gen       uint64
-	ready     chan struct{} // closed once credentials are added
-	timeoutMs atomic.Int64  // negotiated session timeout, 0 until known
+	conn  *zk.Conn
+	gen   uint64
+	ready chan struct{} // closed once credentials are added
+	wire  *wire         // what its frames told us
 }
 
 // Connect connects to the ZooKeeper servers of connectString,
@@ -123,13 +123,13 @@ func Connect(ctx context.Context, connectString string, opts ...Option) (*Client
 // dial makes a new go-zookeeper connection; its events are tagged with gen.
 // Called with c.mu held.
 func (c *Client) dial(gen uint64) (*handle, error) {
-	h := &handle{gen: gen, ready: make(chan struct{})}
+	h := &handle{gen: gen, ready: make(chan struct{}), wire: newWire()}
 	dialer := c.opts.dialer
 	if dialer == nil {
 		dialer = net.DialTimeout
 	}
 	conn, _, err := zk.Connect(c.servers, c.opts.sessionTimeout,
-		zk.WithDialer(sniffTimeout(dialer, &h.timeoutMs)),
+		zk.WithDialer(h.wire.dialer(dialer)),
 		zk.WithLogger(zkLogger{c.log.Named("zk")}),
 		zk.WithLogInfo(false),
 		zk.WithEventCallback(func(ev zk.Event) { c.events.push(connEvent{gen: gen, ev: ev}) }),
@@ -237,7 +237,7 @@ func (c *Client) SessionTimeout() time.Duration {
 	c.mu.Lock()
 	h := c.h
 	c.mu.Unlock()
-	if ms := h.timeoutMs.Load(); ms > 0 {
+	if ms := h.wire.timeout(); ms > 0 {
 		return time.Duration(ms) * time.Millisecond
 	}
 	return c.opts.sessionTimeout

@@ -19,6 +19,7 @@ import (
 type CreateOption func(*createOptions) error
 
 type createOptions struct {
+	stat       *zk.Stat
 	mode       Mode
 	protected  bool
 	parents    bool
@@ -83,6 +84,54 @@ func WithTTL(ttl time.Duration) CreateOption {
 	}
 }
 
+// StoringStatIn fills st with the created node's Stat (Curator's
+// storingStatIn). Czxid, Mzxid and EphemeralOwner are always right (they
+// make a lock's fencing token and owner check); they are read off the
+// create's reply when it passes the client's connection, which costs no
+// request, and otherwise with an exists request, which fills every field.
+func StoringStatIn(st *zk.Stat) CreateOption {
+	return func(o *createOptions) error {
+		if st == nil {
+			return invalid("nil Stat")
+		}
+		o.stat = st
+		return nil
+	}
+}
+
+// wireOf returns what conn's frames told us, nil if conn was replaced.
+func (c *Client) wireOf(conn *zk.Conn) *wire {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.h != nil && c.h.conn == conn {
+		return c.h.wire
+	}
+	return nil
+}
+
+// statFor fills o.stat for the node created (server path full) by a
+// request for reqPath: from the reply if it was seen, else with exists.
+func (c *Client) statFor(ctx context.Context, w *wire, reqPath, created string, o *createOptions) error {
+	if w != nil {
+		if r, ok := w.take(reqPath); ok && r.path == c.full(created) {
+			*o.stat = zk.Stat{Czxid: r.zxid, Mzxid: r.zxid, Pzxid: r.zxid}
+			if o.mode.IsEphemeral() {
+				o.stat.EphemeralOwner = r.session
+			}
+			return nil
+		}
+	}
+	st, err := c.Exists(ctx, created)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		return fmt.Errorf("create %s: %w: deleted right after its creation", created, zk.ErrNoNode)
+	}
+	*o.stat = *st
+	return nil
+}
+
 // ProtectedPrefix is the start of every protected node's name.
 const ProtectedPrefix = "_c_"
 
@@ -142,14 +191,36 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 	if o.protected {
 		return c.createProtected(ctx, path, data, acl, &o)
 	}
-	var created string
+	var (
+		created string
+		wmu     sync.Mutex // an attempt abandoned at ctx's end may still set w
+		w       *wire
+	)
 	err := c.do(ctx, func(conn *zk.Conn) error {
+		if o.stat != nil {
+			if cw := c.wireOf(conn); cw != nil {
+				cw.expect(c.full(path))
+				wmu.Lock()
+				w = cw
+				wmu.Unlock()
+			}
+		}
 		p, err := c.createOnce(ctx, conn, path, data, acl, &o)
 		created = p
 		return err
 	})
+	wmu.Lock()
+	defer wmu.Unlock()
 	if err != nil {
+		if w != nil {
+			w.take(c.full(path))
+		}
 		return "", fmt.Errorf("create %s: %w", path, err)
+	}
+	if o.stat != nil {
+		if err := c.statFor(ctx, w, c.full(path), created, &o); err != nil {
+			return created, err
+		}
 	}
 	return created, nil
 }
@@ -262,7 +333,11 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 		idle      chan struct{} // closed when the last attempt ends after abandon
 		handOff   bool          // the caller stopped waiting: attempts clean up
 	)
-	var created string
+	var (
+		created   string
+		foundStat *zk.Stat // of a node found by its protected name
+		w         *wire
+	)
 	err := c.do(ctx, func(conn *zk.Conn) error {
 		mu.Lock()
 		if abandoned {
@@ -288,21 +363,48 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 			}
 		}()
 		if retrying {
-			found, err := c.findProtected(conn, parent, prefix, o.mode.IsEphemeral())
+			found, st, err := c.findProtected(conn, parent, prefix, o.mode.IsEphemeral())
 			if err != nil {
 				return err
 			}
 			if found != "" {
-				created = found
+				created, foundStat = found, st
 				return nil
+			}
+		}
+		if o.stat != nil {
+			if cw := c.wireOf(conn); cw != nil {
+				cw.expect(c.full(ppath))
+				mu.Lock()
+				w = cw
+				mu.Unlock()
 			}
 		}
 		p, err := c.createOnce(ctx, conn, ppath, data, acl, o)
 		created = p
 		return err
 	})
+	mu.Lock()
+	lastWire := w
+	mu.Unlock()
 	if err == nil {
+		if o.stat == nil {
+			return created, nil
+		}
+		if foundStat != nil {
+			if lastWire != nil {
+				lastWire.take(c.full(ppath))
+			}
+			*o.stat = *foundStat
+			return created, nil
+		}
+		if err := c.statFor(ctx, lastWire, c.full(ppath), created, o); err != nil {
+			return created, err
+		}
 		return created, nil
+	}
+	if lastWire != nil {
+		lastWire.take(c.full(ppath))
 	}
 	mu.Lock()
 	abandoned = true
@@ -343,42 +445,40 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 	return "", fmt.Errorf("create %s: %w", path, err)
 }
 
-// findProtected returns the child of parent starting with prefix, or "".
-// A found ephemeral node of another session is deleted: it belongs to a
-// session that is gone, so it must not be taken for ours.
-func (c *Client) findProtected(conn *zk.Conn, parent, prefix string, ephemeral bool) (string, error) {
+// findProtected returns the child of parent starting with prefix and its
+// Stat (nil for persistent modes), or "". A found ephemeral node of another
+// session is deleted: it belongs to a session that is gone, so it must not be
+// taken for ours.
+func (c *Client) findProtected(conn *zk.Conn, parent, prefix string, ephemeral bool) (string, *zk.Stat, error) {
 	children, _, err := conn.Children(c.full(parent))
 	if errors.Is(err, zk.ErrNoNode) {
-		return "", nil
+		return "", nil, nil
 	}
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	for _, ch := range children {
 		if !strings.HasPrefix(ch, prefix) {
 			continue
 		}
 		p := JoinPath(parent, ch)
-		if !ephemeral {
-			return p, nil
-		}
 		ok, st, err := conn.Exists(c.full(p))
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if !ok {
-			return "", nil
+			return "", nil, nil
 		}
-		if st.EphemeralOwner == conn.SessionID() {
-			return p, nil
+		if !ephemeral || st.EphemeralOwner == conn.SessionID() {
+			return p, st, nil
 		}
 		c.log.Info("deleting protected node of a dead session", zap.String("path", p))
 		if err := conn.Delete(c.full(p), -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
-			return "", err
+			return "", nil, err
 		}
-		return "", nil
+		return "", nil, nil
 	}
-	return "", nil
+	return "", nil, nil
 }
 
 // findAndDeleteInBackground deletes the child of parent starting with

@@ -138,7 +138,7 @@ func (c *Client) loseLocked() {
 func (c *Client) armExpiryLocked() {
 	c.suspendSeq++
 	seq, gen := c.suspendSeq, c.gen
-	ms := c.h.timeoutMs.Load()
+	ms := c.h.wire.timeout()
 	if ms <= 0 {
 		ms = c.opts.sessionTimeout.Milliseconds()
 	}

@@ -3,43 +3,204 @@ package framework
 import (
 	"encoding/binary"
 	"net"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 )
 
-// sniffTimeout wraps a dialer so that the session timeout the server
-// negotiated is read off the connect response as it passes by: go-zookeeper
-// keeps it private, and client-side expiry needs it. The response starts
-// with [int32 length][int32 protocol version][int32 timeout ms].
-func sniffTimeout(d zk.Dialer, dst *atomic.Int64) zk.Dialer {
+// The client wraps every connection it dials so that two things go-zookeeper
+// keeps to itself can be read off the wire as the frames pass by:
+//   - the session timeout the server negotiated (client-side expiry needs
+//     it), from the connect response;
+//   - the zxid of the transaction that created a node (its czxid), from the
+//     reply header of a create the client asked about (StoringStatIn), so a
+//     lock learns its fencing token without an extra request.
+//
+// Frames are [int32 length][payload]. A request's payload starts with
+// [int32 xid][int32 opcode], a create's body with [int32 len][path]; a
+// reply's with [int32 xid][int64 zxid][int32 err], a create's body with the
+// created path. Reading them never changes a byte that passes; if a frame is
+// not understood, nothing is recorded and the caller falls back to reading
+// the Stat with a request.
+
+// wire is what the frames of one go-zookeeper connection told us.
+type wire struct {
+	timeoutMs int64 // negotiated session timeout, 0 until known
+
+	mu      sync.Mutex
+	want    map[string]bool        // request paths of creates to watch
+	pending map[int32]string       // xid -> request path, in flight
+	got     map[string]createReply // request path -> reply
+}
+
+type createReply struct {
+	zxid    int64
+	session int64
+	path    string // as the server created it
+}
+
+const (
+	wireOpCreate          = 1
+	wireOpCreate2         = 15
+	wireOpCreateContainer = 19
+	wireOpCreateTTL       = 21
+	// maxHead is how much of a reply is kept to be read: the header and
+	// a created path of any sensible length.
+	maxHead = 16 + 4 + 1024
+)
+
+func newWire() *wire {
+	return &wire{want: map[string]bool{}, pending: map[int32]string{}, got: map[string]createReply{}}
+}
+
+func (w *wire) timeout() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.timeoutMs
+}
+
+// expect asks for the reply to a create of path (a server path).
+func (w *wire) expect(path string) {
+	w.mu.Lock()
+	w.want[path] = true
+	w.mu.Unlock()
+}
+
+// take returns the reply to a create of path, if seen, and forgets it.
+func (w *wire) take(path string) (createReply, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r, ok := w.got[path]
+	delete(w.got, path)
+	delete(w.want, path)
+	return r, ok
+}
+
+// dialer wraps d so that the frames of its connections are read into w.
+func (w *wire) dialer(d zk.Dialer) zk.Dialer {
 	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
 		conn, err := d(network, addr, timeout)
 		if err != nil {
 			return nil, err
 		}
-		return &sniffConn{Conn: conn, dst: dst}, nil
+		w.mu.Lock()
+		clear(w.pending) // requests of an earlier connection get no reply
+		w.mu.Unlock()
+		return &wireConn{Conn: conn, w: w}, nil
 	}
 }
 
-type sniffConn struct {
+type wireConn struct {
 	net.Conn
-	dst  *atomic.Int64
-	head [12]byte
-	n    int
+	w       *wire
+	wrote   bool  // the connect request is out
+	session int64 // from the connect response
+
+	// reply reassembly
+	lenBuf  [4]byte
+	lenN    int
+	left    int // bytes of the current frame still to come
+	head    []byte
+	replies int // frames read so far
 }
 
-func (s *sniffConn) Read(p []byte) (int, error) {
-	n, err := s.Conn.Read(p)
-	if s.n < len(s.head) && n > 0 {
-		k := copy(s.head[s.n:], p[:n])
-		s.n += k
-		if s.n == len(s.head) {
-			if ms := int32(binary.BigEndian.Uint32(s.head[8:12])); ms > 0 {
-				s.dst.Store(int64(ms))
+// Write sees each request: go-zookeeper writes one whole frame per call.
+func (c *wireConn) Write(p []byte) (int, error) {
+	if c.wrote {
+		c.request(p)
+	}
+	c.wrote = true
+	return c.Conn.Write(p)
+}
+
+func (c *wireConn) request(p []byte) {
+	if len(p) < 16 {
+		return
+	}
+	switch int32(binary.BigEndian.Uint32(p[8:12])) {
+	case wireOpCreate, wireOpCreate2, wireOpCreateContainer, wireOpCreateTTL:
+	default:
+		return
+	}
+	n := int(binary.BigEndian.Uint32(p[12:16]))
+	if n < 0 || 16+n > len(p) {
+		return
+	}
+	path := string(p[16 : 16+n])
+	c.w.mu.Lock()
+	if c.w.want[path] {
+		c.w.pending[int32(binary.BigEndian.Uint32(p[4:8]))] = path
+	}
+	c.w.mu.Unlock()
+}
+
+// Read sees the replies, in whatever pieces they arrive.
+func (c *wireConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	for b := p[:n]; len(b) > 0; {
+		if c.left == 0 {
+			k := copy(c.lenBuf[c.lenN:], b)
+			c.lenN += k
+			b = b[k:]
+			if c.lenN == 4 {
+				c.lenN = 0
+				c.left = int(int32(binary.BigEndian.Uint32(c.lenBuf[:])))
+				c.head = c.head[:0]
+				if c.left <= 0 {
+					c.left = 0
+					c.replies++
+				}
 			}
+			continue
+		}
+		k := min(len(b), c.left)
+		if keep := min(k, maxHead-len(c.head)); keep > 0 {
+			c.head = append(c.head, b[:keep]...)
+		}
+		c.left -= k
+		b = b[k:]
+		if c.left == 0 {
+			c.reply(c.head)
+			c.replies++
 		}
 	}
 	return n, err
+}
+
+func (c *wireConn) reply(h []byte) {
+	if c.replies == 0 { // connect response: version, timeout, session, ...
+		if len(h) >= 16 {
+			c.session = int64(binary.BigEndian.Uint64(h[8:16]))
+			if ms := int64(int32(binary.BigEndian.Uint32(h[4:8]))); ms > 0 {
+				c.w.mu.Lock()
+				c.w.timeoutMs = ms
+				c.w.mu.Unlock()
+			}
+		}
+		return
+	}
+	if len(h) < 16 {
+		return
+	}
+	xid := int32(binary.BigEndian.Uint32(h[0:4]))
+	c.w.mu.Lock()
+	defer c.w.mu.Unlock()
+	path, ok := c.w.pending[xid]
+	if !ok {
+		return
+	}
+	delete(c.w.pending, xid)
+	if binary.BigEndian.Uint32(h[12:16]) != 0 || len(h) < 20 {
+		return
+	}
+	n := int(binary.BigEndian.Uint32(h[16:20]))
+	if n < 0 || 20+n > len(h) {
+		return
+	}
+	c.w.got[path] = createReply{
+		zxid:    int64(binary.BigEndian.Uint64(h[4:12])),
+		session: c.session,
+		path:    string(h[20 : 20+n]),
+	}
 }

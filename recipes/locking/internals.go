@@ -104,12 +104,21 @@ func (l *Internals) Acquire(ctx context.Context, wait bool) (*Hold, error) {
 	start := time.Now()
 	for recreates := 0; ; recreates++ {
 		spec := l.driver.Node()
+		// The Stat of our node (its czxid is the fencing token, its owner
+		// the session it lives in) comes with the create, at no extra
+		// request: ZooKeeper answers a session's requests in order, so a
+		// separate exists would delay the listing behind it.
+		var stat zk.Stat
 		node, err := l.c.Create(ctx, framework.JoinPath(l.path, spec.Name), spec.Data,
-			framework.WithMode(spec.Mode), framework.Protected(), framework.CreatingParentContainers())
+			framework.WithMode(spec.Mode), framework.Protected(), framework.CreatingParentContainers(),
+			framework.StoringStatIn(&stat))
 		if err != nil {
+			if node != "" {
+				l.deleteNode(ctx, node)
+			}
 			return nil, fmt.Errorf("lock %s: %w", l.path, err)
 		}
-		h, err := l.wait(ctx, node, wait)
+		h, err := l.wait(ctx, node, &stat, wait)
 		if err == nil {
 			return h, nil
 		}
@@ -133,10 +142,9 @@ func (l *Internals) Acquire(ctx context.Context, wait bool) (*Hold, error) {
 // errRecreate means our node is missing or belongs to a dead session.
 var errRecreate = errors.New("own node lost")
 
-// wait is the loop proper, for one node of ours.
-func (l *Internals) wait(ctx context.Context, node string, wait bool) (*Hold, error) {
+// wait is the loop proper, for one node of ours, created with Stat stat.
+func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, wait bool) (*Hold, error) {
 	_, own := framework.SplitPath(node)
-	var stat *zk.Stat // of our node, read with the first listing
 	for {
 		// maxLeases then changed: see WithChanged for the contract that
 		// keeps a change between the two calls from being missed.

@@ -1,0 +1,113 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gocurator/curator/internal/curatorjava"
+)
+
+// CuratorWorkload returns the Bench.java workload that is Curator's side
+// of our workload name: both semaphore modes are compared with
+// InterProcessSemaphoreV2, Curator's only semaphore.
+func CuratorWorkload(name string) (string, bool) {
+	switch name {
+	case Mutex:
+		return "mutex", true
+	case Read:
+		return "read", true
+	case Write:
+		return "write", true
+	case Semaphore, SemaphoreV2:
+		return "semv2", true
+	}
+	return "", false
+}
+
+// CuratorRow is the table workload a Curator run is listed under.
+func CuratorRow(javaWorkload string) string {
+	switch javaWorkload {
+	case "semv2":
+		return SemaphoreV2
+	default:
+		return javaWorkload
+	}
+}
+
+// CuratorReady compiles the Java side if needed and reports why Curator
+// cannot run (no java, no javac, no Curator jars), or nil.
+func CuratorReady() error {
+	if home := os.Getenv("JAVA_HOME"); home == "" {
+		if _, err := exec.LookPath("java"); err != nil {
+			return fmt.Errorf("no java in PATH: %w", err)
+		}
+	}
+	_, err := curatorjava.CompiledClasses()
+	return err
+}
+
+// CuratorVersion names the Curator release in use, from the versioned jar
+// name next to curator-recipes.jar (Debian links curator-recipes-5.4.0.jar
+// to it), or "".
+func CuratorVersion() string {
+	for _, dir := range []string{os.Getenv(curatorjava.JarDirEnv), "/usr/share/java"} {
+		if dir == "" {
+			continue
+		}
+		plain := filepath.Join(dir, "curator-recipes.jar")
+		if _, err := os.Stat(plain); err != nil {
+			continue
+		}
+		versioned, _ := filepath.Glob(filepath.Join(dir, "curator-recipes-[0-9]*.jar"))
+		for _, v := range versioned {
+			if a, err := filepath.EvalSymlinks(v); err == nil {
+				if b, err := filepath.EvalSymlinks(plain); err == nil && a == b {
+					return "Curator " + strings.TrimSuffix(strings.TrimPrefix(filepath.Base(v), "curator-recipes-"), ".jar")
+				}
+			}
+		}
+		return "Curator (" + plain + ")"
+	}
+	return ""
+}
+
+// RunCurator runs Curator's side of a workload through Bench.java: one JVM,
+// one Curator client and thread per worker, JIT warmed by the warm-up.
+func RunCurator(ctx context.Context, cfg Config, javaWorkload string) (Result, error) {
+	r := Result{Workload: CuratorRow(javaWorkload), Impl: ImplCurator, Clients: cfg.Clients}
+	if javaWorkload == "semv2" {
+		r.MaxLeases = cfg.MaxLeases
+	}
+	// As for the Go workloads: the path exists before the run, so no
+	// side pays for (re)creating an empty, reaped container parent.
+	if err := EnsurePath(ctx, cfg.Servers, cfg.Path); err != nil {
+		r.Error = err.Error()
+		return r, err
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		_ = DeleteTree(dctx, cfg.Servers, cfg.Path)
+	}()
+	res, err := curatorjava.RunBench(ctx, curatorjava.BenchConfig{
+		ConnectString: cfg.Servers,
+		Path:          cfg.Path,
+		Workload:      javaWorkload,
+		Clients:       cfg.Clients,
+		MaxLeases:     cfg.MaxLeases,
+		Warmup:        cfg.Warmup,
+		Measure:       cfg.Measure,
+	})
+	if err != nil {
+		r.Error = err.Error()
+		return r, err
+	}
+	r.Ops, r.Seconds, r.OpsPerSec = res.Ops, res.Seconds, res.Throughput
+	r.P50Ms, r.P90Ms, r.P99Ms, r.MaxMs, r.MeanMs = res.P50Ms, res.P90Ms, res.P99Ms, res.MaxMs, res.MeanMs
+	return r, nil
+}

@@ -1,0 +1,112 @@
+package bench
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+)
+
+// Result is one row of the table: one implementation of one workload at
+// one client count. Latencies are those of acquire, in milliseconds.
+type Result struct {
+	Workload  string  `json:"workload"`
+	Impl      string  `json:"impl"`
+	Clients   int     `json:"clients"`
+	MaxLeases int     `json:"max_leases,omitempty"`
+	Ops       int64   `json:"ops"`     // cycles completed in the measured period
+	Seconds   float64 `json:"seconds"` // length of the measured period
+	OpsPerSec float64 `json:"ops_per_sec"`
+	P50Ms     float64 `json:"p50_ms"`
+	P90Ms     float64 `json:"p90_ms"`
+	P99Ms     float64 `json:"p99_ms"`
+	MaxMs     float64 `json:"max_ms"`
+	MeanMs    float64 `json:"mean_ms"`
+	// Error says why the run failed or was skipped; the numbers are then 0.
+	Error string `json:"error,omitempty"`
+	// RoundsOpsPerSec holds every round's throughput when the row is the
+	// median of several rounds (see Median).
+	RoundsOpsPerSec []float64 `json:"rounds_ops_per_sec,omitempty"`
+}
+
+// Median merges rows of several rounds: for each workload, impl and client
+// count it keeps the round with the median throughput (the lower one of an
+// even count) and records every round's throughput. Order is that of the
+// first appearance.
+func Median(rows []Result) Rows {
+	type key struct {
+		w, i string
+		c    int
+	}
+	var order []key
+	groups := map[key][]Result{}
+	for _, r := range rows {
+		k := key{r.Workload, r.Impl, r.Clients}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	out := make(Rows, 0, len(order))
+	for _, k := range order {
+		g := groups[k]
+		var ok []Result
+		var tps []float64
+		for _, r := range g {
+			if r.OK() {
+				ok = append(ok, r)
+			}
+			tps = append(tps, r.OpsPerSec)
+		}
+		if len(ok) == 0 {
+			out = append(out, g[0])
+			continue
+		}
+		slices.SortFunc(ok, func(a, b Result) int { return cmp.Compare(a.OpsPerSec, b.OpsPerSec) })
+		m := ok[(len(ok)-1)/2]
+		if len(g) > 1 {
+			m.RoundsOpsPerSec = tps
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// OK reports whether the row has measurements.
+func (r Result) OK() bool { return r.Error == "" && r.Ops > 0 }
+
+// summarize fills r's numbers from the acquire latencies of the measured
+// cycles and the measured period's length.
+func summarize(r Result, lat []time.Duration, period time.Duration) Result {
+	slices.Sort(lat)
+	r.Ops = int64(len(lat))
+	r.Seconds = period.Seconds()
+	if r.Seconds > 0 {
+		r.OpsPerSec = float64(r.Ops) / r.Seconds
+	}
+	if len(lat) == 0 {
+		return r
+	}
+	var sum time.Duration
+	for _, d := range lat {
+		sum += d
+	}
+	r.P50Ms = ms(percentile(lat, 0.50))
+	r.P90Ms = ms(percentile(lat, 0.90))
+	r.P99Ms = ms(percentile(lat, 0.99))
+	r.MaxMs = ms(lat[len(lat)-1])
+	r.MeanMs = ms(sum / time.Duration(len(lat)))
+	return r
+}
+
+// percentile is the nearest-rank percentile of sorted, the same definition
+// as Bench.java's.
+func percentile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[max(0, min(len(sorted)-1, i))]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,149 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Implementations compared in the table.
+const (
+	ImplOurs    = "gocurator"
+	ImplRaw     = "go-zookeeper raw"
+	ImplZKLock  = "go-zookeeper zk.Lock"
+	ImplCurator = "Curator (Java)"
+	// ImplSketch is a diagnostic lock on go-zookeeper that takes a
+	// deleted predecessor as the grant, without reading again.
+	ImplSketch = "sketch: no re-read"
+)
+
+// Workload names, in table order.
+const (
+	Raw         = "raw"
+	Mutex       = "mutex"
+	Read        = "read"
+	Write       = "write"
+	Semaphore   = "semaphore"
+	SemaphoreV2 = "semaphore-v2"
+	// Uncontended is the 1-client comparison of our mutex with raw.
+	Uncontended = "uncontended"
+)
+
+// Names lists every workload name the command accepts, in table order.
+var Names = []string{Raw, Mutex, Read, Write, Semaphore, SemaphoreV2}
+
+// Workload is one implementation of one workload run by the Go loop.
+type Workload struct {
+	// Name is the workload (Mutex, Read, ...).
+	Name string
+	// Impl is the implementation (ImplOurs, ImplRaw, ImplZKLock).
+	Impl string
+	// Peer marks a comparison implementation, run only with -peers.
+	Peer bool
+	// Diagnostic marks a sketch that is not a product, run only with
+	// -diagnose.
+	Diagnostic bool
+	// New makes worker w's Locker. Connections are made through w, which
+	// closes them after the run.
+	New func(ctx context.Context, w *Worker) (Locker, error)
+}
+
+// Label is "name/impl", for messages.
+func (wl Workload) Label() string { return wl.Name + "/" + wl.Impl }
+
+// registry holds every workload that compiles into this binary; files that
+// depend on a recipe package add theirs in init.
+var registry []Workload
+
+func register(w Workload) { registry = append(registry, w) }
+
+// Available returns the registered workloads named name: ours, then the
+// peers, then (with diagnostic) the diagnostic sketches.
+func Available(name string, diagnostic bool) []Workload {
+	var out []Workload
+	for _, pass := range []func(Workload) bool{
+		func(w Workload) bool { return !w.Peer && !w.Diagnostic },
+		func(w Workload) bool { return w.Peer },
+		func(w Workload) bool { return w.Diagnostic && diagnostic },
+	} {
+		for _, w := range registry {
+			if w.Name == name && pass(w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// Lookup returns the workload name implemented by impl.
+func Lookup(name, impl string) (Workload, bool) {
+	for _, w := range registry {
+		if w.Name == name && w.Impl == impl {
+			return w, true
+		}
+	}
+	return Workload{}, false
+}
+
+// ParseNames parses a comma list of workload names. "all" (or "") means
+// every workload that has an implementation of ours in this binary; "none"
+// means no workload. It returns the names and, separately, those that are
+// known but have no implementation compiled in yet.
+func ParseNames(list string) (names, unavailable []string, err error) {
+	switch strings.TrimSpace(list) {
+	case "", "all":
+		for _, n := range Names {
+			if _, ok := Lookup(n, implOf(n)); ok {
+				names = append(names, n)
+			} else {
+				unavailable = append(unavailable, n)
+			}
+		}
+		return names, unavailable, nil
+	case "none":
+		return nil, nil, nil
+	}
+	seen := map[string]bool{}
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" || seen[n] {
+			continue
+		}
+		seen[n] = true
+		if !known(n) {
+			return nil, nil, fmt.Errorf("unknown workload %q (want %s)", n, strings.Join(Names, ","))
+		}
+		if _, ok := Lookup(n, implOf(n)); ok {
+			names = append(names, n)
+		} else {
+			unavailable = append(unavailable, n)
+		}
+	}
+	// Keep table order whatever the order on the command line.
+	var ordered []string
+	for _, n := range Names {
+		if seen[n] && contains(names, n) {
+			ordered = append(ordered, n)
+		}
+	}
+	return ordered, unavailable, nil
+}
+
+// implOf is the implementation that must exist for a workload to run.
+func implOf(name string) string {
+	if name == Raw {
+		return ImplRaw
+	}
+	return ImplOurs
+}
+
+func known(n string) bool { return contains(Names, n) }
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
