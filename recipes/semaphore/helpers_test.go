@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,8 +12,8 @@ import (
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/semaphore"
-	"github.com/gocurator/curator/retry"
 	"github.com/gocurator/curator/zktest"
 )
 
@@ -48,50 +47,20 @@ func (m mode) leaseDir(path string) string {
 	return path
 }
 
-var nsCounter atomic.Int64
-
 // unique returns a name unique to the test, for namespaces and paths.
-func unique(t testing.TB) string {
-	name := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
-	return fmt.Sprintf("t%d_%s", nsCounter.Add(1), name)
-}
+func unique(t testing.TB) string { return testkit.Unique(t) }
 
 // connect returns a client of addr, closed at cleanup; ns "" for none.
 func connect(t testing.TB, addr, ns string, opts ...framework.Option) *framework.Client {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), deadline)
-	defer cancel()
-	base := []framework.Option{
-		framework.WithNamespace(ns),
-		framework.WithSessionTimeout(10 * time.Second),
-		framework.WithRetryPolicy(retry.BoundedExponentialBackoff(20*time.Millisecond, 500*time.Millisecond, 40)),
-	}
-	c, err := framework.Connect(ctx, addr, append(base, opts...)...)
-	if err != nil {
-		t.Fatalf("connect %s: %v", addr, err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c
+	return testkit.Connect(t, addr, ns, opts...)
 }
 
-// ctxT returns a context bounded by deadline, cancelled at cleanup.
-func ctxT(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), deadline)
-	t.Cleanup(cancel)
-	return ctx
-}
+func ctxT(t testing.TB) context.Context { return testkit.Ctx(t) }
 
-// children lists path's children through c; none if path is missing.
 func children(t testing.TB, c *framework.Client, path string) []string {
 	t.Helper()
-	ch, _, err := c.Children(ctxT(t), path)
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil
-	}
-	if err != nil {
-		t.Fatalf("children %s: %v", path, err)
-	}
-	return ch
+	return testkit.Children(t, c, path)
 }
 
 // waitChildren waits, on ZooKeeper watches, until cond holds for the
@@ -135,34 +104,14 @@ func waitCount(t testing.TB, c *framework.Client, path string, n int) {
 	waitChildren(t, c, path, fmt.Sprintf("%s has %d children", path, n), func(ch []string) bool { return len(ch) == n })
 }
 
-// waitState waits until c reports s.
 func waitState(t testing.TB, c *framework.Client, s connstate.State) {
 	t.Helper()
-	timer := time.NewTimer(deadline)
-	defer timer.Stop()
-	for {
-		ch := c.StateChanged()
-		if c.State() == s {
-			return
-		}
-		select {
-		case <-ch:
-		case <-timer.C:
-			t.Fatalf("state %v never reached (now %v)", s, c.State())
-		}
-	}
+	testkit.WaitState(t, c, s)
 }
 
-// waitClosed waits for ch to close, failing the test after deadline.
 func waitClosed(t testing.TB, ch <-chan struct{}, what string) {
 	t.Helper()
-	timer := time.NewTimer(deadline)
-	defer timer.Stop()
-	select {
-	case <-ch:
-	case <-timer.C:
-		t.Fatalf("timed out waiting for %s", what)
-	}
+	testkit.WaitClosed(t, ch, what)
 }
 
 // result is what an Acquire in a goroutine returned.
