@@ -70,30 +70,35 @@ func (s *Semaphore) attemptV2(ctx context.Context, wait bool) (lease *Lease, err
 	}
 	defer s.releaseGate(ctx, gate)
 
+	// The lease node's Stat comes with the create (no extra request
+	// while we hold the gate, which every acquirer waits through).
+	var stat zk.Stat
 	node, err := s.c.Create(ctx, framework.JoinPath(framework.JoinPath(s.path, leasesDir), leaseName), s.opts.data,
-		framework.WithMode(framework.EphemeralSequential), framework.Protected(), framework.CreatingParentContainers())
+		framework.WithMode(framework.EphemeralSequential), framework.Protected(), framework.CreatingParentContainers(),
+		framework.StoringStatIn(&stat))
+	if node != "" {
+		defer func() {
+			if lease == nil {
+				s.deleteNode(ctx, node)
+			}
+		}()
+	}
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if lease == nil {
-			s.deleteNode(ctx, node)
-		}
-	}()
-	return s.waitV2(ctx, node, gate, wait)
+	return s.waitV2(ctx, node, &stat, gate, wait)
 }
 
 // waitV2 decides for our lease node, waiting for changes of the leases
 // directory and of the maximum while it holds the gate.
-func (s *Semaphore) waitV2(ctx context.Context, node string, gate *mutex.Mutex, wait bool) (*Lease, error) {
+func (s *Semaphore) waitV2(ctx context.Context, node string, stat *zk.Stat, gate *mutex.Mutex, wait bool) (*Lease, error) {
 	_, own := framework.SplitPath(node)
-	var (
-		stat  *zk.Stat // of our node, read with the first listing
-		watch bool     // list with a watch: set once we have to wait
-	)
+	watch := false // list with a watch: set once we have to wait
+	first := true  // the first look also checks the layout
 	for {
 		max, changed := s.limit()
-		children, ch, st, err := s.listV2(ctx, node, stat == nil, watch)
+		children, ch, st, err := s.listV2(ctx, node, first, stat == nil, watch)
+		first = false
 		if errors.Is(err, zk.ErrNoNode) {
 			// leases/ (or the path) is gone, so our node is too: the
 			// container was reaped after our session ended.
@@ -139,11 +144,11 @@ func (s *Semaphore) waitV2(ctx context.Context, node string, gate *mutex.Mutex, 
 	}
 }
 
-// listV2 lists leases/ (with a children watch if watch) and, on the first
-// look, also reads our node's Stat and checks the path for V1 participants;
-// the reads run concurrently, so they cost one round trip. A nil Stat with
-// no error means our node is gone.
-func (s *Semaphore) listV2(ctx context.Context, node string, first, watch bool) ([]string, <-chan zk.Event, *zk.Stat, error) {
+// listV2 lists leases/ (with a children watch if watch); on the first look
+// it also checks the path for V1 participants, and with withStat it reads
+// our node's Stat. The reads run concurrently. A nil Stat with no error
+// means our node is gone.
+func (s *Semaphore) listV2(ctx context.Context, node string, first, withStat, watch bool) ([]string, <-chan zk.Event, *zk.Stat, error) {
 	var (
 		children []string
 		ch       <-chan zk.Event
@@ -158,12 +163,14 @@ func (s *Semaphore) listV2(ctx context.Context, node string, first, watch bool) 
 		}
 		return err
 	}}
+	if withStat {
+		fns = append(fns, func() (err error) {
+			stat, err = s.c.Exists(ctx, node)
+			return err
+		})
+	}
 	if first {
 		fns = append(fns,
-			func() (err error) {
-				stat, err = s.c.Exists(ctx, node)
-				return err
-			},
 			func() error {
 				// Our lease node exists now, so a V1 semaphore that lists
 				// the path after this sees our leases/ directory, and one
