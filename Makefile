@@ -30,3 +30,11 @@ fmt:
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './.git/*')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 lint: fmt vet staticcheck
+
+# The fault-tolerance proof: the lock recipes on a 3-node ensemble under faults.
+CHAOS_ARGS ?= -duration 30m
+
+chaos: deps
+	$(GO) run ./cmd/chaos $(CHAOS_ARGS)
+
+.PHONY: chaos

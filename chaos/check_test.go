@@ -1,0 +1,120 @@
+package chaos
+
+import (
+	"testing"
+	"time"
+)
+
+var t0 = time.Unix(1_000_000, 0)
+
+func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+
+func iv(recipe, holder string, from, to int) Interval {
+	return Interval{Recipe: recipe, Holder: holder, Start: at(from), End: at(to)}
+}
+
+// A clean history: holds that touch but do not overlap, two semaphore
+// holders, readers together, writes in token order, quick recovery.
+func clean() History {
+	return History{
+		Start: at(0),
+		End:   at(10_000),
+		Intervals: []Interval{
+			iv(RecipeMutex, "a", 0, 100),
+			iv(RecipeMutex, "b", 100, 200), // touches a: not an overlap
+			iv(RecipeMutex, "a", 5_000, 5_100),
+			iv(RecipeSemaphore, "a", 0, 300),
+			iv(RecipeSemaphore, "b", 100, 400),
+			iv(RecipeSemaphore, "c", 300, 500),
+			iv(RecipeRead, "a", 0, 300),
+			iv(RecipeRead, "b", 100, 400),
+			iv(RecipeWrite, "c", 400, 500),
+			iv(RecipeRead, "a", 500, 600),
+		},
+		Writes: []Write{
+			{Recipe: RecipeMutex, Holder: "a", Version: 1, Token: 10},
+			{Recipe: RecipeMutex, Holder: "b", Version: 2, Token: 12},
+			{Recipe: RecipeMutex, Holder: "a", Version: 3, Token: 40},
+			{Recipe: RecipeSemaphore, Holder: "b", Version: 4, Token: 3}, // not fenced in order
+			{Recipe: RecipeWrite, Holder: "c", Version: 1, Token: 20},
+		},
+		Faults: []Fault{{Kind: FaultCutLong, Start: at(1_000), Heal: at(3_000)}},
+	}
+}
+
+func TestCheck(t *testing.T) {
+	bound := 4 * time.Second
+	tests := []struct {
+		name   string
+		modify func(h *History)
+		want   string // violation kind; "" for none
+	}{
+		{"clean history", func(*History) {}, ""},
+		{"two mutex holders believe they hold", func(h *History) {
+			h.Intervals = append(h.Intervals, iv(RecipeMutex, "c", 150, 250))
+		}, ViolationMutex},
+		{"three semaphore holders", func(h *History) {
+			h.Intervals = append(h.Intervals, iv(RecipeSemaphore, "d", 350, 360))
+		}, ViolationSemaphore},
+		{"writer beside a reader", func(h *History) {
+			h.Intervals = append(h.Intervals, iv(RecipeWrite, "d", 250, 260))
+		}, ViolationRWLock},
+		{"two writers", func(h *History) {
+			h.Intervals = append(h.Intervals, iv(RecipeWrite, "d", 450, 460))
+		}, ViolationRWLock},
+		{"mutex token goes backwards", func(h *History) {
+			h.Writes = append(h.Writes, Write{Recipe: RecipeMutex, Holder: "c", Version: 4, Token: 39})
+		}, ViolationFencing},
+		{"write-lock token repeats", func(h *History) {
+			h.Writes = append(h.Writes, Write{Recipe: RecipeWrite, Holder: "c", Version: 2, Token: 20})
+		}, ViolationFencing},
+		{"stall after heal longer than the bound", func(h *History) {
+			h.Faults = append(h.Faults, Fault{Kind: FaultKillLeader, Start: at(200), Heal: at(300)})
+		}, ViolationProgress},
+		{"no acquisition after heal to a late end", func(h *History) {
+			h.Faults = append(h.Faults, Fault{Kind: FaultLostReply, Start: at(5_500), Heal: at(5_600)})
+		}, ViolationProgress},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := clean()
+			tt.modify(&h)
+			vs := Check(h, bound)
+			if tt.want == "" {
+				if len(vs) != 0 {
+					t.Fatalf("violations in a clean history: %v", vs)
+				}
+				return
+			}
+			if len(vs) == 0 {
+				t.Fatalf("no violation, want %s", tt.want)
+			}
+			for _, v := range vs {
+				if v.Kind != tt.want {
+					t.Errorf("violation %v, want only %s", v, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// A fault healed just before the end, with no acquisition yet, cannot be
+// judged: it is not a violation.
+func TestCheckProgressUnjudged(t *testing.T) {
+	h := clean()
+	h.Faults = append(h.Faults, Fault{Kind: FaultCutShort, Start: at(9_000), Heal: at(9_500)})
+	if vs := Check(h, 4*time.Second); len(vs) != 0 {
+		t.Fatalf("violations: %v", vs)
+	}
+}
+
+func TestLongestStallAndRecoveries(t *testing.T) {
+	h := clean()
+	if got, want := LongestStall(h), 5*time.Second; got != want {
+		t.Errorf("LongestStall = %v, want %v", got, want)
+	}
+	rs := Recoveries(h)
+	if len(rs) != 1 || !rs[0].Acquired || rs[0].After != 2*time.Second {
+		t.Errorf("Recoveries = %+v, want one of 2s", rs)
+	}
+}

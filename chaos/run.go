@@ -1,0 +1,249 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/mutex"
+	"github.com/gocurator/curator/recipes/rwlock"
+	"github.com/gocurator/curator/recipes/semaphore"
+	"github.com/gocurator/curator/retry"
+	"github.com/gocurator/curator/zktest"
+)
+
+// Paths of the run.
+const (
+	MutexPath     = "/chaos/mutex"
+	SemaphorePath = "/chaos/sem"
+	RWLockPath    = "/chaos/rw"
+	resMutex      = "/chaos/res/mutex"
+	resSemaphore  = "/chaos/res/sem"
+	resWrite      = "/chaos/res/write"
+)
+
+// endStateDeadline bounds each end-state wait: deletes are guaranteed but run
+// in the background, and old sessions take a session timeout to expire.
+const endStateDeadline = 60 * time.Second
+
+// Run starts a three-node ensemble and cfg.Clients clients (each through
+// proxies of its own), runs the workers while it injects faults for
+// cfg.Duration, then stops the workers, heals everything and checks the
+// history and the end state. It returns the report; the error is for a run
+// that could not be carried out (ZooKeeper missing, a server that would not
+// restart), never for a violation, which the report lists. Everything it
+// starts is closed before it returns. ctx ends the fault phase early.
+func Run(ctx context.Context, cfg Config) (Report, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return Report{}, err
+	}
+	st := cfg.SessionTimeout
+	rep := Report{Seed: cfg.Seed, SessionTimeout: st, Bound: 2 * st}
+
+	ens, err := zktest.LaunchEnsemble(3)
+	if err != nil {
+		return rep, err
+	}
+	defer ens.Close()
+	cfg.Logf("ensemble up: %s", ens.ConnectString())
+
+	in := &injector{ens: ens, rng: rand.New(rand.NewSource(cfg.Seed)), st: st}
+	defer func() {
+		for _, ps := range in.proxies {
+			for _, p := range ps {
+				p.Close()
+			}
+		}
+	}()
+	defer func() {
+		for _, c := range in.clients {
+			c.Close()
+		}
+	}()
+	for i := 0; i < cfg.Clients; i++ {
+		var ps []*zktest.Proxy
+		var addrs []string
+		for _, s := range ens.Servers() {
+			p, err := zktest.ListenProxy(s.Addr())
+			if err != nil {
+				return rep, err
+			}
+			ps = append(ps, p)
+			addrs = append(addrs, p.Addr())
+		}
+		in.proxies = append(in.proxies, ps)
+		c, err := framework.Connect(ctx, strings.Join(addrs, ","),
+			framework.WithSessionTimeout(st),
+			framework.WithRetryPolicy(retry.BoundedExponentialBackoff(50*time.Millisecond, time.Second, 30)),
+			framework.WithConnectionTimeout(2*st))
+		if err != nil {
+			return rep, fmt.Errorf("chaos: connect client %d: %w", i, err)
+		}
+		in.clients = append(in.clients, c)
+	}
+	for _, p := range []string{resMutex, resSemaphore, resWrite} {
+		if _, err := in.clients[0].Create(ctx, p, []byte("0"), framework.CreatingParents()); err != nil &&
+			!errors.Is(err, zk.ErrNodeExists) {
+			return rep, fmt.Errorf("chaos: create %s: %w", p, err)
+		}
+	}
+
+	start := time.Now()
+	rec := newRecorder(start)
+	wctx, stopWorkers := context.WithCancel(context.Background())
+	defer stopWorkers()
+	var wg sync.WaitGroup
+	n := 0
+	for i, c := range in.clients {
+		sem := semaphore.New(c, SemaphorePath, 2)
+		ws := []*worker{
+			{name: fmt.Sprintf("c%d-mutex-a", i), recipe: RecipeMutex, resource: resMutex, acquire: lockerAcquire(mutex.New(c, MutexPath))},
+			{name: fmt.Sprintf("c%d-mutex-b", i), recipe: RecipeMutex, resource: resMutex, acquire: lockerAcquire(mutex.New(c, MutexPath))},
+			{name: fmt.Sprintf("c%d-sem", i), recipe: RecipeSemaphore, resource: resSemaphore, acquire: semaphoreAcquire(sem)},
+			{name: fmt.Sprintf("c%d-read", i), recipe: RecipeRead, acquire: lockerAcquire(rwlock.New(c, RWLockPath).ReadLock())},
+			{name: fmt.Sprintf("c%d-write", i), recipe: RecipeWrite, resource: resWrite, acquire: lockerAcquire(rwlock.New(c, RWLockPath).WriteLock())},
+		}
+		for _, w := range ws {
+			n++
+			w.c, w.rec, w.st = c, rec, st
+			w.rng = rand.New(rand.NewSource(cfg.Seed + int64(n)))
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				w.run(wctx)
+			}()
+		}
+	}
+	cfg.Logf("%d workers on %d clients; faults for %v (seed %d)", n, len(in.clients), cfg.Duration, cfg.Seed)
+
+	faultErr := runFaults(ctx, cfg, in, rec, start.Add(cfg.Duration))
+	stopWorkers()
+	wg.Wait()
+	end := time.Now()
+	cfg.Logf("workers stopped after %v", end.Sub(start).Round(time.Second))
+	healErr := in.healAll()
+
+	h := rec.history(end)
+	rep.fill(h, rec)
+	rep.LostRepliesArmed, rep.LostRepliesFired = in.lostReplies()
+	rep.Violations = Check(h, rep.Bound)
+	rep.EndChecks = endState(in)
+	for _, c := range rep.EndChecks {
+		if !c.OK {
+			rep.Violations = append(rep.Violations, Violation{ViolationEndState, time.Since(start), c.Name + ": " + c.Detail})
+		}
+	}
+	return rep, errors.Join(faultErr, healErr)
+}
+
+// runFaults injects faults until deadline (or ctx ends): each round is every
+// kind once, shuffled by the seed. After each heal it waits for the mutex to
+// be acquired again (at most the progress bound), then for a quiet gap.
+func runFaults(ctx context.Context, cfg Config, in *injector, rec *recorder, deadline time.Time) error {
+	var round []string
+	for {
+		sleep(ctx, in.between(2*time.Second, 4*time.Second))
+		if ctx.Err() != nil || !time.Now().Before(deadline) {
+			return nil
+		}
+		if len(round) == 0 {
+			round = append([]string(nil), FaultKinds...)
+			in.rng.Shuffle(len(round), func(i, j int) { round[i], round[j] = round[j], round[i] })
+		}
+		kind := round[0]
+		round = round[1:]
+		f, err := in.inject(kind)
+		rec.fault(f)
+		cfg.Logf("fault %s (%s): healed after %v", f.Kind, f.Detail, f.Heal.Sub(f.Start).Round(time.Millisecond))
+		if err != nil {
+			return err
+		}
+		limit := f.Heal.Add(2 * in.st)
+		for rec.lastMutexStart().Before(f.Heal) && time.Now().Before(limit) {
+			sleep(ctx, 20*time.Millisecond)
+		}
+	}
+}
+
+// EndCheck is one check of the end state.
+type EndCheck struct {
+	Name   string
+	OK     bool
+	Detail string
+}
+
+func endState(in *injector) []EndCheck {
+	var checks []EndCheck
+	ctx, cancel := context.WithTimeout(context.Background(), endStateDeadline)
+	defer cancel()
+
+	connected := EndCheck{Name: "clients connected", OK: true, Detail: "all"}
+	for i, c := range in.clients {
+		if err := c.BlockUntilConnected(ctx); err != nil || !c.State().IsConnected() {
+			connected.OK = false
+			connected.Detail = fmt.Sprintf("client %d: %v (%v)", i, c.State(), err)
+		}
+	}
+	checks = append(checks, connected)
+
+	paths := []string{MutexPath, SemaphorePath, SemaphorePath + "/locks", SemaphorePath + "/leases", RWLockPath}
+	left := map[string]int{}
+	nodes := EndCheck{Name: "no lock nodes left"}
+	nodes.OK = poll(ctx, func() bool {
+		total := 0
+		for _, p := range paths {
+			kids, _, err := in.clients[0].Children(ctx, p)
+			if err != nil && !errors.Is(err, zk.ErrNoNode) {
+				left[p] = -1
+				total++
+				continue
+			}
+			left[p] = len(kids)
+			total += len(kids)
+		}
+		return total == 0
+	})
+	nodes.Detail = fmt.Sprint(left)
+	checks = append(checks, nodes)
+
+	watches := EndCheck{Name: "no watches left"}
+	counts := make([]string, len(in.ens.Servers()))
+	watches.OK = poll(ctx, func() bool {
+		ok := true
+		for i, s := range in.ens.Servers() {
+			n, err := s.WatchCount()
+			if err != nil {
+				counts[i] = fmt.Sprintf("server %d: %v", s.ID(), err)
+				ok = false
+				continue
+			}
+			counts[i] = fmt.Sprintf("server %d: %d", s.ID(), n)
+			ok = ok && n == 0
+		}
+		return ok
+	})
+	watches.Detail = strings.Join(counts, ", ")
+	checks = append(checks, watches)
+	return checks
+}
+
+// poll evaluates cond, a server-side condition, until it holds or ctx ends.
+func poll(ctx context.Context, cond func() bool) bool {
+	for {
+		if cond() {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		sleep(ctx, 100*time.Millisecond)
+	}
+}
