@@ -9,9 +9,6 @@ import (
 // TestChaosShort is the regular suite's share of the chaos run: two minutes
 // of faults, every kind at least once, no violation.
 func TestChaosShort(t *testing.T) {
-	if testing.Short() {
-		t.Skip("chaos run skipped in -short mode")
-	}
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)

@@ -16,9 +16,6 @@ import (
 // cut longer than its session, B acquires once A's session expires, and A's
 // belief (until its Release) overlaps B's hold.
 func TestCheckerCatchesIgnoredDone(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs ZooKeeper")
-	}
 	const st = 2 * time.Second
 	srv := zktest.StartServer(t)
 	proxy := zktest.NewProxy(t, srv.Addr())
