@@ -133,7 +133,7 @@ func (l *Internals) Acquire(ctx context.Context, wait bool) (*Hold, error) {
 			return nil, fmt.Errorf("lock %s: %w: node lost %d times while waiting", l.path, ErrLockLost, recreates+1)
 		}
 		l.log.Info("own node lost while waiting; creating it again", zap.String("node", node))
-		if err := sleepCtx(ctx, l.c, sleep); err != nil {
+		if err := Sleep(ctx, l.c, sleep); err != nil {
 			return nil, fmt.Errorf("lock %s: %w", l.path, err)
 		}
 	}
@@ -269,15 +269,23 @@ func (l *Internals) Participants(ctx context.Context) ([]string, error) {
 // (which may be what ended), bounded; the delete is guaranteed, so it goes on
 // in the background past the bound.
 func (l *Internals) deleteNode(ctx context.Context, node string) {
-	// A fresh retry budget: the caller's may be spent already.
-	dctx, cancel := context.WithTimeout(retry.WithNewBudget(context.WithoutCancel(ctx)), cleanupTimeout)
+	dctx, cancel := Detached(ctx)
 	defer cancel()
 	if err := l.c.Delete(dctx, node, framework.Guaranteed(), framework.Quietly()); err != nil {
 		l.log.Info("deleting own node continues in the background", zap.String("node", node), zap.Error(err))
 	}
 }
 
-func sleepCtx(ctx context.Context, c *framework.Client, d time.Duration) error {
+// Detached returns a context for clean-up after a failed or cancelled
+// acquire: not cancelled with ctx (which may be what ended), bounded by the
+// clean-up timeout (5s), with a retry budget of its own (ctx's may be spent).
+func Detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(retry.WithNewBudget(context.WithoutCancel(ctx)), cleanupTimeout)
+}
+
+// Sleep waits d, or until ctx ends (its error) or the client closes
+// (framework.ErrClosed): the pause between a recipe's attempts.
+func Sleep(ctx context.Context, c *framework.Client, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}

@@ -4,20 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locking"
-	"github.com/gocurator/curator/retry"
 )
-
-// cleanupTimeout bounds the deletes and releases a failed acquire makes on a
-// context detached from the caller's; past it, guaranteed deletes go on in
-// the background.
-const cleanupTimeout = 5 * time.Second
 
 // Semaphore is a distributed counting semaphore: at most a maximum number
 // of leases are held at once, across every process that uses the path.
@@ -199,7 +192,7 @@ func (s *Semaphore) releaseAll(ctx context.Context, leases []*Lease) {
 	if len(leases) == 0 {
 		return
 	}
-	dctx, cancel := detached(ctx)
+	dctx, cancel := locking.Detached(ctx)
 	defer cancel()
 	for _, l := range leases {
 		if err := l.Release(dctx); err != nil {
@@ -209,34 +202,11 @@ func (s *Semaphore) releaseAll(ctx context.Context, leases []*Lease) {
 }
 
 // deleteNode deletes a node of ours left by a failed acquire; the delete is
-// guaranteed, so it goes on in the background past cleanupTimeout.
+// guaranteed, so it goes on in the background past the clean-up bound.
 func (s *Semaphore) deleteNode(ctx context.Context, node string) {
-	dctx, cancel := detached(ctx)
+	dctx, cancel := locking.Detached(ctx)
 	defer cancel()
 	if err := s.c.Delete(dctx, node, framework.Guaranteed(), framework.Quietly()); err != nil {
 		s.log.Info("deleting own node continues in the background", zap.String("node", node), zap.Error(err))
-	}
-}
-
-// detached returns a context for clean-up: not cancelled with ctx, bounded
-// by cleanupTimeout, with a retry budget of its own (ctx's may be spent).
-func detached(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(retry.WithNewBudget(context.WithoutCancel(ctx)), cleanupTimeout)
-}
-
-// sleepCtx waits d, or until ctx ends or the client closes.
-func sleepCtx(ctx context.Context, c *framework.Client, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-c.Done():
-		return framework.ErrClosed
 	}
 }

@@ -41,7 +41,7 @@ func (s *Semaphore) acquireV2(ctx context.Context, wait bool) (*Lease, error) {
 			return nil, fmt.Errorf("%w: lease node or gate lost %d times while waiting", ErrLockLost, retries+1)
 		}
 		s.log.Info("lease node or gate lost while waiting; starting over")
-		if err := sleepCtx(ctx, s.c, sleep); err != nil {
+		if err := locking.Sleep(ctx, s.c, sleep); err != nil {
 			return nil, err
 		}
 	}
@@ -197,7 +197,7 @@ func (s *Semaphore) listV2(ctx context.Context, node string, first, withStat, wa
 // releaseGate releases the gate on a context detached from the caller's;
 // the delete is guaranteed, so it goes on in the background if it fails.
 func (s *Semaphore) releaseGate(ctx context.Context, gate *mutex.Mutex) {
-	dctx, cancel := detached(ctx)
+	dctx, cancel := locking.Detached(ctx)
 	defer cancel()
 	if err := gate.Release(dctx); err != nil {
 		s.log.Debug("gate release", zap.Error(err))
