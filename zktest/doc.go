@@ -13,8 +13,10 @@
 //		proxy := zktest.NewProxy(t, srv.Addr())
 //		c, err := framework.Connect(ctx, proxy.Addr())
 //		...
-//		proxy.Cut()     // the client is partitioned
-//		proxy.Restore() // and may reconnect to its session
+//		proxy.Cut()       // the client is partitioned, and sees it at once
+//		proxy.Restore()   // and may reconnect to its session
+//		proxy.BlackHole() // the client is partitioned silently
+//		proxy.Restore()
 //	}
 //
 // StartServer, StartEnsemble and NewProxy tie everything to a testing.TB and
@@ -75,7 +77,15 @@
 // length-prefixed frames in both directions. Cut closes every connection
 // through it at once and refuses (accepts and closes) new ones until
 // Restore: clients see a disconnect, not a hang, and their sessions live
-// on in the server until they expire. LoseNextCreateReply lets the next
+// on in the server until they expire. BlackHole is the silent partition a
+// real network gives: until Restore every byte both ways is read and
+// dropped, nothing is closed (no FIN, no RST, even when a side gives up),
+// and new connections are accepted but hear nothing. Clients find out only
+// by their own read timeouts, and the server expires their sessions after
+// the session timeout, ephemeral nodes and all. ZooKeeper's stream cannot
+// survive a gap, so Restore closes the connections that lost bytes (and
+// those accepted in the black hole); their clients reconnect, to their
+// session if it is still alive. LoseNextCreateReply lets the next
 // create reach the server and be applied, then drops its reply and closes
 // the connection: the client sees a connection loss for a create that
 // succeeded, the case Curator's protected mode exists for.

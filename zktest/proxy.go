@@ -10,8 +10,10 @@ import (
 )
 
 // Proxy is a TCP proxy in front of a ZooKeeper server that injects faults:
-// Cut partitions the clients behind it, LoseNextCreateReply loses the
-// reply to one create. Its methods are safe for concurrent use.
+// Cut partitions the clients behind it loudly (their connections close at
+// once), BlackHole silently (every byte is dropped and nothing closes, as in
+// a real network partition), Restore ends either, and LoseNextCreateReply
+// loses the reply to one create. Its methods are safe for concurrent use.
 type Proxy struct {
 	target string
 	ln     net.Listener
@@ -19,11 +21,12 @@ type Proxy struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the accept loop and every connection goroutine
 
-	mu     sync.Mutex
-	conns  map[*proxyConn]struct{}
-	cut    bool
-	closed bool
-	armed  chan struct{} // the pending lost-reply fault, nil if none
+	mu        sync.Mutex
+	conns     map[*proxyConn]struct{}
+	cut       bool
+	blackHole bool
+	closed    bool
+	armed     chan struct{} // the pending lost-reply fault, nil if none
 }
 
 // proxyDialTimeout bounds connecting to the target.
@@ -79,7 +82,9 @@ func (p *Proxy) accept() {
 			conn.Close()
 			continue
 		}
-		c := &proxyConn{p: p, client: conn}
+		// A connection accepted in a black hole is never dialled through:
+		// it is drained until Restore closes it.
+		c := &proxyConn{p: p, client: conn, held: p.blackHole, lost: p.blackHole}
 		p.conns[c] = struct{}{}
 		p.wg.Add(1)
 		p.mu.Unlock()
@@ -102,11 +107,42 @@ func (p *Proxy) Cut() {
 	}
 }
 
-// Restore ends a Cut: new connections are forwarded again.
+// BlackHole partitions the clients behind the proxy silently, as a real
+// network partition does: from now until Restore every byte in both
+// directions on every connection is read and discarded, never forwarded,
+// and no connection is closed by the proxy (no FIN, no RST), not even when
+// the other side closes its end. New connections are accepted but hear
+// nothing and get nothing forwarded, like a dropped SYN: the client only
+// finds out by its own timeouts. The server, hearing nothing either,
+// expires the sessions after their timeout. A frame already being forwarded
+// when BlackHole is called may still arrive. While a Cut is in force it
+// still refuses new connections. BlackHole does not block.
+func (p *Proxy) BlackHole() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.blackHole = true
+}
+
+// Restore ends a Cut and a BlackHole: new connections are forwarded again,
+// and so are open connections that lost nothing. ZooKeeper's protocol cannot
+// survive bytes lost in the middle of a stream, so Restore closes every
+// connection that lost bytes in the black hole, or whose other side closed
+// meanwhile, or that was accepted during it; their clients reconnect (to
+// their session if it has not expired). Restore does not block.
 func (p *Proxy) Restore() {
 	p.mu.Lock()
 	p.cut = false
+	p.blackHole = false
+	var lost []*proxyConn
+	for c := range p.conns {
+		if c.lost {
+			lost = append(lost, c)
+		}
+	}
 	p.mu.Unlock()
+	for _, c := range lost {
+		c.close()
+	}
 }
 
 // LoseNextCreateReply arms the lost-reply fault: the next create request

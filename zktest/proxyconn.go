@@ -12,6 +12,13 @@ import (
 type proxyConn struct {
 	p      *Proxy
 	client net.Conn
+	// held is set for a connection accepted in a black hole: it is never
+	// dialled through, only drained until it is closed.
+	held bool
+	// lost, guarded by p.mu (not mu, so that dropping a frame and Restore
+	// cannot interleave), is set once the connection has lost bytes or seen
+	// a side end in a black hole: Restore closes it.
+	lost bool
 
 	mu     sync.Mutex
 	server net.Conn // nil until dialled
@@ -27,10 +34,14 @@ type proxyConn struct {
 // has counted it in p.wg.
 func (c *proxyConn) run() {
 	defer c.p.wg.Done()
+	if c.held {
+		c.drain(c.client)
+		return
+	}
 	d := net.Dialer{Timeout: proxyDialTimeout}
 	server, err := d.DialContext(c.p.ctx, "tcp", c.p.target)
 	if err != nil {
-		c.close()
+		c.fail()
 		return
 	}
 	if !c.setServer(server) {
@@ -40,7 +51,7 @@ func (c *proxyConn) run() {
 	fromClient := bufio.NewReader(c.client)
 	head, err := fromClient.Peek(4)
 	if err != nil {
-		c.close()
+		c.fail()
 		return
 	}
 	c.p.wg.Add(1)
@@ -48,14 +59,14 @@ func (c *proxyConn) run() {
 		// A four-letter word or something else that is not a session:
 		// pass bytes through untouched.
 		go c.copyRaw()
-		if _, err := io.Copy(server, fromClient); err == nil {
+		if c.pumpRaw(server, fromClient) {
 			if tc, ok := server.(*net.TCPConn); ok {
 				// Let the server answer after the client's half-close.
 				tc.CloseWrite()
 				return
 			}
 		}
-		c.close()
+		c.fail()
 		return
 	}
 	go c.serverToClient(bufio.NewReader(server))
@@ -74,11 +85,61 @@ func (c *proxyConn) setServer(server net.Conn) bool {
 	return true
 }
 
+// dropping reports whether bytes must be dropped: in a black hole, which
+// marks the connection lost, and on a lost connection ever after (Restore
+// is about to close it; a stream with a gap must not go on). The check and
+// the mark are one step with respect to Restore, so every chunk is either
+// forwarded or counted lost.
+func (c *proxyConn) dropping() bool {
+	c.p.mu.Lock()
+	defer c.p.mu.Unlock()
+	if c.p.blackHole {
+		c.lost = true
+	}
+	return c.lost
+}
+
+// fail handles a side that ended or failed. Outside a black hole it closes
+// both sides, so the other side sees it. In a black hole it closes nothing,
+// since the peers must not hear of each other: the connection is marked
+// lost, and Restore or Close closes it.
+func (c *proxyConn) fail() {
+	if c.dropping() {
+		return
+	}
+	c.close()
+}
+
+// drain reads and discards r until it fails, then fails the connection.
+// Only a held connection drains: it is lost from the start.
+func (c *proxyConn) drain(r io.Reader) {
+	io.Copy(io.Discard, r)
+	c.fail()
+}
+
+// pumpRaw copies r to w chunk by chunk, dropping chunks in a black hole. It
+// reports whether r ended cleanly (io.EOF) with nothing lost to a black
+// hole at that moment.
+func (c *proxyConn) pumpRaw(w io.Writer, r io.Reader) bool {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 && !c.dropping() {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return false
+			}
+		}
+		if err != nil {
+			return err == io.EOF && !c.dropping()
+		}
+	}
+}
+
 // copyRaw copies the server's bytes to the client until either ends.
 func (c *proxyConn) copyRaw() {
 	defer c.p.wg.Done()
-	io.Copy(c.client, c.serverConn())
-	c.close()
+	c.pumpRaw(c.client, c.serverConn())
+	c.fail()
 }
 
 func (c *proxyConn) serverConn() net.Conn {
@@ -90,8 +151,9 @@ func (c *proxyConn) serverConn() net.Conn {
 // clientToServer forwards frames and, for a create while the lost-reply
 // fault is armed, takes the fault onto this connection before the request
 // can reach the server (so its reply cannot overtake the bookkeeping).
+// Frames read in a black hole are dropped.
 func (c *proxyConn) clientToServer(r *bufio.Reader, server net.Conn) {
-	defer c.close()
+	defer c.fail()
 	var buf []byte
 	for first := true; ; first = false {
 		frame, err := readFrame(r, buf)
@@ -99,6 +161,9 @@ func (c *proxyConn) clientToServer(r *bufio.Reader, server net.Conn) {
 			return
 		}
 		buf = frame
+		if c.dropping() {
+			continue
+		}
 		// The first frame is the ConnectRequest, which has no header.
 		if xid, op, ok := requestHeader(frame); ok && !first && isCreate(op) {
 			c.carryFault(xid)
@@ -122,9 +187,10 @@ func (c *proxyConn) carryFault(xid int32) {
 
 // serverToClient forwards frames, watch events and pings included, except
 // the reply the carried fault drops: then it closes both sides and fires.
+// Frames read in a black hole are dropped.
 func (c *proxyConn) serverToClient(r *bufio.Reader) {
 	defer c.p.wg.Done()
-	defer c.close()
+	defer c.fail()
 	var buf []byte
 	for first := true; ; first = false {
 		frame, err := readFrame(r, buf)
@@ -132,6 +198,9 @@ func (c *proxyConn) serverToClient(r *bufio.Reader) {
 			return
 		}
 		buf = frame
+		if c.dropping() {
+			continue
+		}
 		// The first frame is the ConnectResponse, which has no header.
 		if xid, ok := replyXid(frame); ok && !first {
 			if fired := c.takeFault(xid); fired != nil {
