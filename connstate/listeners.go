@@ -24,5 +24,7 @@ func (l *Listeners) Add(fn func(State)) (cancel func()) { return l.f.Add(fn) }
 func (l *Listeners) Publish(s State) { l.f.Publish(s) }
 
 // Close delivers what is queued, stops every listener goroutine and waits
-// for them. Listeners must not call Close.
+// for them, except for one that is running its listener at the time, which
+// ends on its own once it has delivered what was queued: so a listener may
+// call Close (or a client's Close), and a slow one never holds Close up.
 func (l *Listeners) Close() { l.f.Close() }

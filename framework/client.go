@@ -41,9 +41,10 @@ type Client struct {
 	session     int64 // live session id; 0 while there is none
 	changed     chan struct{}
 	first       chan struct{}
-	expiry      *time.Timer
-	suspendSeq  uint64
+	expiry      *time.Timer // the client-side expiry watchdog
 	closed      bool
+	closeHooks  map[uint64]func() // OnClose's, run by Close
+	closeSeq    uint64
 	nsEnsured   atomic.Bool
 	closeOnce   sync.Once
 	closeResult error
@@ -176,19 +177,29 @@ func (c *Client) replaced(h *handle) bool {
 	return c.h != h && c.h != nil
 }
 
-// Close ends the session, so its ephemeral nodes go at once, stops every
-// goroutine of the client (background deletes included) and waits for them.
-// Calls made after Close return ErrClosed. Close is idempotent.
+// Close ends the session, so its ephemeral nodes go at once, and stops
+// every goroutine of the client (background deletes included). Before the
+// session ends, every hold of every recipe on the client ends (its Done
+// closes, its Err is ErrClosed), and every waiting call returns ErrClosed.
+// Close waits for the client's goroutines, except a state listener that is
+// running at the time: Close may be called from a listener, which then
+// ends once it returns. Calls made after Close return ErrClosed. Close is
+// idempotent and safe for concurrent use.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
 		c.closed = true
 		c.session = 0
-		if c.expiry != nil {
-			c.expiry.Stop()
-		}
+		c.stopExpiryLocked()
 		h := c.h
+		hooks := c.closeHooks
+		c.closeHooks = nil
 		c.mu.Unlock()
+		// Holds end before the session does, so a holder is told before
+		// anyone else can be given its lock.
+		for _, f := range hooks {
+			f()
+		}
 		c.cancel()
 		h.conn.Close()
 		c.wg.Wait()
@@ -196,6 +207,34 @@ func (c *Client) Close() error {
 		c.log.Debug("closed")
 	})
 	return c.closeResult
+}
+
+// OnClose registers f to run when Close is called, before the session ends,
+// on the goroutine that called Close; f must not block nor call Close. The
+// recipes end their holds with it. If the client is closed already, f runs
+// at once. The returned stop unregisters f; it reports whether f was still
+// registered (so f has not run and will not).
+func (c *Client) OnClose(f func()) (stop func() bool) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		f()
+		return func() bool { return false }
+	}
+	if c.closeHooks == nil {
+		c.closeHooks = make(map[uint64]func())
+	}
+	c.closeSeq++
+	id := c.closeSeq
+	c.closeHooks[id] = f
+	c.mu.Unlock()
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, ok := c.closeHooks[id]
+		delete(c.closeHooks, id)
+		return ok
+	}
 }
 
 // Done returns a channel that is closed when Close is called.
@@ -235,12 +274,8 @@ func (c *Client) SessionID() int64 {
 // the requested one until a server has answered.
 func (c *Client) SessionTimeout() time.Duration {
 	c.mu.Lock()
-	h := c.h
-	c.mu.Unlock()
-	if ms := h.wire.timeout(); ms > 0 {
-		return time.Duration(ms) * time.Millisecond
-	}
-	return c.opts.sessionTimeout
+	defer c.mu.Unlock()
+	return c.negotiatedTimeoutLocked()
 }
 
 // Conn returns the current go-zookeeper connection, an escape hatch: paths

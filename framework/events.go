@@ -11,12 +11,11 @@ import (
 )
 
 // connEvent is a go-zookeeper event tagged with the connection it came from,
-// or the client-side expiry timer firing (expire set).
+// or the client-side expiry watchdog firing (expire set).
 type connEvent struct {
-	gen     uint64
-	ev      zk.Event
-	expire  bool
-	suspend uint64 // which Suspended the expiry timer belongs to
+	gen    uint64
+	ev     zk.Event
+	expire bool
 }
 
 // eventQueue is unbounded: go-zookeeper's callback pushes without ever
@@ -70,12 +69,7 @@ func (c *Client) handle(e connEvent) {
 		return // from a replaced connection
 	}
 	if e.expire {
-		if c.state == connstate.Suspended && e.suspend == c.suspendSeq {
-			c.log.Warn("session expired on the client side: suspended for the session timeout",
-				zap.Int64("session", c.session))
-			c.loseLocked()
-			c.replaceLocked()
-		}
+		c.checkExpiryLocked()
 		return
 	}
 	if e.ev.Type != zk.EventSession {
@@ -83,7 +77,6 @@ func (c *Client) handle(e connEvent) {
 	}
 	switch e.ev.State {
 	case zk.StateHasSession:
-		c.stopExpiryLocked()
 		sid := c.h.conn.SessionID()
 		switch {
 		case c.state == 0:
@@ -100,6 +93,7 @@ func (c *Client) handle(e connEvent) {
 		case c.state == connstate.Suspended:
 			c.setStateLocked(connstate.Reconnected)
 		}
+		c.armExpiryLocked()
 	case zk.StateConnectedReadOnly:
 		if c.state != 0 {
 			c.setStateLocked(connstate.ReadOnly)
@@ -107,7 +101,9 @@ func (c *Client) handle(e connEvent) {
 	case zk.StateDisconnected:
 		if c.state.IsConnected() {
 			c.setStateLocked(connstate.Suspended)
-			c.armExpiryLocked()
+			// The watchdog may be due already (nothing was
+			// acknowledged for long before the connection dropped).
+			c.checkExpiryLocked()
 		}
 	case zk.StateExpired:
 		c.stopExpiryLocked()
@@ -132,19 +128,66 @@ func (c *Client) loseLocked() {
 	c.setStateLocked(connstate.Lost)
 }
 
-// armExpiryLocked starts the client-side expiry clock: Suspended for the
-// negotiated session timeout (times the configured percent) means the server
-// has expired the session by now, even though no server could say so.
-func (c *Client) armExpiryLocked() {
-	c.suspendSeq++
-	seq, gen := c.suspendSeq, c.gen
-	ms := c.h.wire.timeout()
-	if ms <= 0 {
-		ms = c.opts.sessionTimeout.Milliseconds()
+// checkExpiryLocked is the client-side expiry watchdog. The server expires
+// a session once it has heard nothing from the client for the negotiated
+// session timeout, and it heard from us at the earliest when we sent the
+// last request it answered. So once sessionDeadline of that send time has
+// passed, the server may have expired the session and given our ephemeral
+// nodes, and the locks they stand for, to others, even though no server
+// could tell us: the client reports Suspended (if it was connected) and
+// Lost, which end every hold under both error policies, and replaces the
+// connection so that the next session is a new one. Before the deadline it
+// re-arms itself for the deadline, which every answered request pushes back.
+func (c *Client) checkExpiryLocked() {
+	if c.state == 0 || c.state == connstate.Lost {
+		c.stopExpiryLocked()
+		return
 	}
-	d := time.Duration(ms) * time.Millisecond * time.Duration(c.opts.expiryPercent) / 100
+	now := time.Now()
+	deadline := sessionDeadline(c.h.wire.acked(), c.negotiatedTimeoutLocked(), c.opts.expiryPercent)
+	if left := deadline.Sub(now); left > 0 {
+		c.armExpiryAfterLocked(left)
+		return
+	}
+	c.log.Warn("session expired on the client side: no reply to anything sent in the session timeout",
+		zap.Int64("session", c.session), zap.Time("lastAcknowledgedSend", c.h.wire.acked()))
+	c.stopExpiryLocked()
+	if c.state.IsConnected() {
+		c.setStateLocked(connstate.Suspended)
+	}
+	c.loseLocked()
+	c.replaceLocked()
+}
+
+// sessionDeadline returns when the client must consider its session lost:
+// pct percent (at most maxExpiryPercent) of the negotiated session timeout
+// after the send time of the last request a server answered. The server
+// cannot have expired the session before lastAck + timeout; the rest of the
+// timeout is the margin in which holders are told, before anyone else can
+// be given their locks. A zero lastAck (nothing answered yet) gives a
+// deadline one timeout from now.
+func sessionDeadline(lastAck time.Time, timeout time.Duration, pct int) time.Time {
+	pct = min(pct, maxExpiryPercent)
+	if lastAck.IsZero() {
+		lastAck = time.Now()
+	}
+	return lastAck.Add(timeout * time.Duration(pct) / 100)
+}
+
+// maxExpiryPercent caps WithSessionExpiryPercent: the last tenth of the
+// session timeout is the safety margin.
+const maxExpiryPercent = 90
+
+// armExpiryLocked (re)starts the watchdog for a connected session.
+func (c *Client) armExpiryLocked() { c.checkExpiryLocked() }
+
+func (c *Client) armExpiryAfterLocked(d time.Duration) {
+	if c.expiry != nil {
+		c.expiry.Stop()
+	}
+	gen := c.gen
 	c.expiry = time.AfterFunc(d, func() {
-		c.events.push(connEvent{gen: gen, expire: true, suspend: seq})
+		c.events.push(connEvent{gen: gen, expire: true})
 	})
 }
 
@@ -153,7 +196,14 @@ func (c *Client) stopExpiryLocked() {
 		c.expiry.Stop()
 		c.expiry = nil
 	}
-	c.suspendSeq++
+}
+
+// negotiatedTimeoutLocked is SessionTimeout with c.mu held.
+func (c *Client) negotiatedTimeoutLocked() time.Duration {
+	if ms := c.h.wire.timeout(); ms > 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return c.opts.sessionTimeout
 }
 
 // replaceLocked swaps in a new connection after a client-side expiry, as

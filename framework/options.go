@@ -2,6 +2,7 @@ package framework
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -39,9 +40,13 @@ type options struct {
 	defaultData []byte
 	// dialer makes connections to servers: net.DialTimeout.
 	dialer zk.Dialer
-	// expiryPercent of the negotiated session timeout spent Suspended makes
-	// the client report Lost (Curator's simulatedSessionExpirationPercent).
+	// expiryPercent of the negotiated session timeout after the send of the
+	// last answered request makes the client report Lost (at most 90).
 	expiryPercent int
+	// juteMaxBuffer is the largest request the servers read (their
+	// jute.maxbuffer): larger ones are refused before they are sent.
+	// ZooKeeper's default, 0xfffff bytes.
+	juteMaxBuffer int
 }
 
 type authInfo struct {
@@ -58,7 +63,7 @@ func defaultOptions() options {
 		errorPolicy:       connstate.StandardPolicy{},
 		aclProvider:       OpenACL(),
 		defaultData:       localIP(),
-		expiryPercent:     100,
+		expiryPercent:     maxExpiryPercent,
 	}
 }
 
@@ -192,16 +197,43 @@ func WithDialer(d zk.Dialer) Option {
 	}
 }
 
-// WithSessionExpiryPercent sets after what percentage of the negotiated
-// session timeout spent Suspended the client reports Lost on its own, without
-// waiting to hear it from a server (default 100, Curator's
-// simulatedSessionExpirationPercent). pct must be in [1, 100].
+// WithSessionExpiryPercent sets when the client reports Lost on its own,
+// without waiting to hear it from a server: once pct percent of the
+// negotiated session timeout has passed since it sent the last request that
+// a server answered (default 90). The server cannot expire the session
+// sooner than the full timeout after that send, so the rest is a margin in
+// which holds end before anyone else can be given their locks. pct must be
+// in [1, 100]; values above 90 are treated as 90, so the margin is never
+// less than a tenth of the timeout. Unlike Curator's
+// simulatedSessionExpirationPercent, which counts from the moment the
+// client noticed the disconnect (go-zookeeper notices only after two thirds
+// of the timeout of silence), this counts from what the server last heard.
 func WithSessionExpiryPercent(pct int) Option {
 	return func(o *options) error {
 		if pct < 1 || pct > 100 {
 			return invalid("session expiry percent %d not in [1, 100]", pct)
 		}
 		o.expiryPercent = pct
+		return nil
+	}
+}
+
+// WithJuteMaxBuffer sets the largest request, in bytes, the client sends
+// (default DefaultJuteMaxBuffer, 0xfffff). It must match the jute.maxbuffer
+// system property of the servers (java -Djute.maxbuffer=n): a server closes
+// the connection of a client that sends a larger request, which would end
+// every lock hold of the client, so the client refuses such a request
+// before sending it, with ErrDataTooLarge. The size of a request counts its
+// data, path, ACL and framing (a Multi counts all its operations), so the
+// largest node data that passes is n less a few dozen bytes. Over 1.5 MiB,
+// go-zookeeper's send buffer (n+4 bytes per connection) is grown to fit.
+// n must be positive and less than 2 GiB.
+func WithJuteMaxBuffer(n int) Option {
+	return func(o *options) error {
+		if n <= 0 || n > math.MaxInt32-4 {
+			return invalid("jute.maxbuffer %d not in [1, %d]", n, math.MaxInt32-4)
+		}
+		o.juteMaxBuffer = n
 		return nil
 	}
 }

@@ -9,10 +9,13 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// The client wraps every connection it dials so that two things go-zookeeper
+// The client wraps every connection it dials so that three things go-zookeeper
 // keeps to itself can be read off the wire as the frames pass by:
 //   - the session timeout the server negotiated (client-side expiry needs
 //     it), from the connect response;
+//   - when the server last heard from us, as far as we can prove it: the
+//     send time of the last request a reply came back for (client-side
+//     expiry counts from it; see sessionDeadline);
 //   - the zxid of the transaction that created a node (its czxid), from the
 //     reply header of a create the client asked about (StoringStatIn), so a
 //     lock learns its fencing token without an extra request.
@@ -26,7 +29,8 @@ import (
 
 // wire is what the frames of one go-zookeeper connection told us.
 type wire struct {
-	timeoutMs int64 // negotiated session timeout, 0 until known
+	timeoutMs int64     // negotiated session timeout, 0 until known
+	lastAck   time.Time // send time of the last acknowledged request, zero until one
 
 	mu      sync.Mutex
 	want    map[string]bool        // request paths of creates to watch
@@ -58,6 +62,24 @@ func (w *wire) timeout() int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.timeoutMs
+}
+
+// acked returns the send time of the last request of ours that a server
+// answered: the server heard from us then or later, so it cannot expire the
+// session before that time plus the session timeout. Zero until one.
+func (w *wire) acked() time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.lastAck
+}
+
+// ack records that a request sent at t was answered.
+func (w *wire) ack(t time.Time) {
+	w.mu.Lock()
+	if t.After(w.lastAck) {
+		w.lastAck = t
+	}
+	w.mu.Unlock()
 }
 
 // expect asks for the reply to a create of path (a server path).
@@ -97,6 +119,12 @@ type wireConn struct {
 	wrote   bool  // the connect request is out
 	session int64 // from the connect response
 
+	// Requests written and not yet answered, in order (ZooKeeper answers a
+	// session's requests in the order they were sent). Write and Read run
+	// on go-zookeeper's send and receive goroutines.
+	sentMu sync.Mutex
+	sent   []sentRequest
+
 	// reply reassembly
 	lenBuf  [4]byte
 	lenN    int
@@ -105,13 +133,56 @@ type wireConn struct {
 	replies int // frames read so far
 }
 
+// sentRequest is a request on its way: its xid and when it was written.
+// The connect request has no xid; connectXid stands for it.
+type sentRequest struct {
+	xid int32
+	at  time.Time
+}
+
+// connectXid marks the connect request in wireConn.sent; ZooKeeper's own
+// special xids are small negatives (-1 notification, -2 ping, -4 auth,
+// -8 set watches).
+const connectXid = -1 << 31
+
+// notificationXid is the xid of a watch notification: a frame the server
+// pushes on its own, which acknowledges nothing of ours.
+const notificationXid = -1
+
 // Write sees each request: go-zookeeper writes one whole frame per call.
+// The send time is taken before the write, so it never comes after the
+// server's receipt of the request.
 func (c *wireConn) Write(p []byte) (int, error) {
+	now := time.Now()
 	if c.wrote {
 		c.request(p)
+		if len(p) >= 8 {
+			c.sentMu.Lock()
+			c.sent = append(c.sent, sentRequest{xid: int32(binary.BigEndian.Uint32(p[4:8])), at: now})
+			c.sentMu.Unlock()
+		}
+	} else {
+		c.sentMu.Lock()
+		c.sent = append(c.sent, sentRequest{xid: connectXid, at: now})
+		c.sentMu.Unlock()
 	}
 	c.wrote = true
 	return c.Conn.Write(p)
+}
+
+// answered takes the request with xid off the list of those in flight,
+// with every request sent before it (answered in order, so their replies
+// are not coming), and returns its send time.
+func (c *wireConn) answered(xid int32) (time.Time, bool) {
+	c.sentMu.Lock()
+	defer c.sentMu.Unlock()
+	for i, r := range c.sent {
+		if r.xid == xid {
+			c.sent = c.sent[i+1:]
+			return r.at, true
+		}
+	}
+	return time.Time{}, false // not ours, or not understood: prove nothing
 }
 
 func (c *wireConn) request(p []byte) {
@@ -170,12 +241,18 @@ func (c *wireConn) Read(p []byte) (int, error) {
 
 func (c *wireConn) reply(h []byte) {
 	if c.replies == 0 { // connect response: version, timeout, session, ...
+		at, sent := c.answered(connectXid)
 		if len(h) >= 16 {
 			c.session = int64(binary.BigEndian.Uint64(h[8:16]))
+			// A timeout of 0 means the session expired: that
+			// acknowledges nothing.
 			if ms := int64(int32(binary.BigEndian.Uint32(h[4:8]))); ms > 0 {
 				c.w.mu.Lock()
 				c.w.timeoutMs = ms
 				c.w.mu.Unlock()
+				if sent {
+					c.w.ack(at)
+				}
 			}
 		}
 		return
@@ -184,6 +261,11 @@ func (c *wireConn) reply(h []byte) {
 		return
 	}
 	xid := int32(binary.BigEndian.Uint32(h[0:4]))
+	if xid != notificationXid {
+		if at, ok := c.answered(xid); ok {
+			c.w.ack(at)
+		}
+	}
 	c.w.mu.Lock()
 	defer c.w.mu.Unlock()
 	path, ok := c.w.pending[xid]

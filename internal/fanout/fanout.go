@@ -12,8 +12,8 @@ type Fanout[T any] struct {
 	mu     sync.Mutex
 	next   int
 	subs   map[int]*queue[T]
+	live   map[*queue[T]]struct{} // listeners whose goroutine still runs
 	closed bool
-	wg     sync.WaitGroup
 }
 
 // Add registers fn and returns a function that unregisters it. Values
@@ -32,15 +32,25 @@ func (f *Fanout[T]) Add(fn func(T)) (cancel func()) {
 	}
 	id := f.next
 	f.next++
-	q := &queue[T]{wake: make(chan struct{}, 1)}
+	q := &queue[T]{wake: make(chan struct{}, 1), idle: make(chan struct{})}
 	f.subs[id] = q
-	f.wg.Add(1)
+	if f.live == nil {
+		f.live = make(map[*queue[T]]struct{})
+	}
+	f.live[q] = struct{}{}
 	go func() {
-		defer f.wg.Done()
+		defer func() {
+			f.mu.Lock()
+			delete(f.live, q)
+			f.mu.Unlock()
+			q.exit()
+		}()
 		for range q.wake {
 			items, closed := q.drain()
 			for _, v := range items {
+				q.setBusy(true)
 				fn(v)
+				q.setBusy(false)
 			}
 			if closed {
 				return
@@ -67,8 +77,11 @@ func (f *Fanout[T]) Publish(v T) {
 	}
 }
 
-// Close delivers what is queued, stops every listener goroutine and waits
-// for them. Listeners must not call Close.
+// Close delivers what is queued and stops every listener goroutine. It
+// waits for each goroutine to end, except one that is running its listener
+// at the time: that one may be the caller (a listener may call Close, or a
+// Close that calls this one), and it ends on its own once it has delivered
+// what was queued before Close. So a slow listener never holds Close up.
 func (f *Fanout[T]) Close() {
 	f.mu.Lock()
 	f.closed = true
@@ -76,8 +89,14 @@ func (f *Fanout[T]) Close() {
 		q.close()
 		delete(f.subs, id)
 	}
+	live := make([]*queue[T], 0, len(f.live))
+	for q := range f.live {
+		live = append(live, q)
+	}
 	f.mu.Unlock()
-	f.wg.Wait()
+	for _, q := range live {
+		q.waitIdleOrExit()
+	}
 }
 
 // queue is an unbounded FIFO with a wake-up channel; push never blocks.
@@ -86,6 +105,39 @@ type queue[T any] struct {
 	items  []T
 	closed bool
 	wake   chan struct{}
+	busy   bool          // the listener is running
+	exited bool          // the goroutine has ended
+	idle   chan struct{} // closed and replaced when busy or exited change
+}
+
+func (q *queue[T]) setBusy(b bool) {
+	q.mu.Lock()
+	q.busy = b
+	close(q.idle)
+	q.idle = make(chan struct{})
+	q.mu.Unlock()
+}
+
+func (q *queue[T]) exit() {
+	q.mu.Lock()
+	q.exited = true
+	close(q.idle)
+	q.idle = make(chan struct{})
+	q.mu.Unlock()
+}
+
+// waitIdleOrExit waits until the goroutine has ended or is running its
+// listener.
+func (q *queue[T]) waitIdleOrExit() {
+	for {
+		q.mu.Lock()
+		done, ch := q.exited || q.busy, q.idle
+		q.mu.Unlock()
+		if done {
+			return
+		}
+		<-ch
+	}
 }
 
 func (q *queue[T]) push(v T) {

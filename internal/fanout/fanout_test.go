@@ -48,3 +48,27 @@ func TestCloseDeliversQueuedThenStops(t *testing.T) {
 	f.Add(func(string) { t.Error("listener added after Close was called") })
 	f.Publish("c")
 }
+
+// A listener may close the fan-out it listens to (a client's Close called
+// from a state listener): Close must not wait for the goroutine it runs on.
+func TestCloseFromListener(t *testing.T) {
+	var f Fanout[int]
+	closed := make(chan struct{})
+	f.Add(func(int) {
+		f.Close()
+		close(closed)
+	})
+	other := make(chan int, 2)
+	f.Add(func(v int) { other <- v })
+	f.Publish(1)
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close called from a listener did not return")
+	}
+	f.Close() // and a later Close returns too
+	if v := <-other; v != 1 {
+		t.Fatalf("other listener got %d", v)
+	}
+}
+

@@ -26,6 +26,13 @@ var (
 	ErrWouldBlock = errors.New("curator: lock is held by others")
 	// ErrNilClient is returned when a recipe was made with a nil client.
 	ErrNilClient = errors.New("curator: nil client")
+	// ErrNilHandle is returned by the calls of a nil lock handle (a nil
+	// *mutex.Mutex, say) that would act on the lock: Acquire, TryAcquire,
+	// Participants. Every handle type treats a nil receiver alike: such
+	// calls return ErrNilHandle, Release returns ErrNotHeld, and the
+	// queries report nothing held (Err ErrNotHeld, Done closed, IsHeld
+	// false, FencingToken 0, Node ""). Nothing panics.
+	ErrNilHandle = errors.New("curator: nil handle")
 	// ErrInvalidPath is framework.ErrInvalidPath.
 	ErrInvalidPath = framework.ErrInvalidPath
 )

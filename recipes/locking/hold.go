@@ -2,6 +2,7 @@ package locking
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/go-zookeeper/zk"
@@ -20,7 +21,7 @@ type Hold struct {
 	czxid   int64
 	session int64
 	done    chan struct{}
-	cancel  func() // stops the state listener
+	cancel  func() // stops the state listener and the close hook
 
 	mu       sync.Mutex
 	err      error // nil while held
@@ -42,35 +43,40 @@ func NewHold(c *framework.Client, node string, stat *zk.Stat, log *zap.Logger) *
 	}
 	h := &Hold{c: c, log: log, node: node, czxid: stat.Czxid, session: stat.EphemeralOwner, done: make(chan struct{})}
 	policy := c.ErrorPolicy()
-	cancel := c.Listen(func(s connstate.State) {
+	stopListen := c.Listen(func(s connstate.State) {
 		if policy.IsError(s) {
-			h.lose(s.String())
+			h.end(ErrLockLost, s.String(), true)
 		}
 	})
+	// Close ends the hold before it ends the session: the session's end
+	// deletes the node, and nothing else can be done on a closed client.
+	stopClose := c.OnClose(func() { h.end(framework.ErrClosed, "client closed", false) })
+	cancel := func() { stopListen(); stopClose() }
 	h.mu.Lock()
 	h.cancel = cancel
-	lost := h.err != nil // the listener may have run already
+	ended := h.err != nil // the listener or the close hook may have run already
 	h.mu.Unlock()
-	if lost {
+	if ended {
 		cancel()
 	}
 	// A state change between our last request and Listen would be missed:
 	// look at the state now.
 	if st := c.State(); policy.IsError(st) || c.SessionID() != h.session {
-		h.lose("session changed while acquiring")
+		h.end(ErrLockLost, "session changed while acquiring", true)
 	}
 	return h
 }
 
-// lose ends the hold because of the connection and deletes its node as soon
-// as the connection allows, so it blocks nobody once the session is back.
-func (h *Hold) lose(why string) {
+// end ends the hold with err (ErrLockLost, or framework.ErrClosed) and,
+// with del, deletes its node as soon as the connection allows, so it blocks
+// nobody once the session is back.
+func (h *Hold) end(err error, why string, del bool) {
 	h.mu.Lock()
 	if h.err != nil || h.released {
 		h.mu.Unlock()
 		return
 	}
-	h.err = ErrLockLost
+	h.err = err
 	close(h.done)
 	cancel := h.cancel // nil while NewHold is still registering: it cancels then
 	h.mu.Unlock()
@@ -78,31 +84,56 @@ func (h *Hold) lose(why string) {
 	if cancel != nil {
 		cancel()
 	}
-	// Guaranteed: if the connection is down this returns at once and the
-	// delete goes on in the background until it succeeds or the client
-	// closes. A node of an expired session is gone already (Quietly).
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
-		defer cancel()
-		_ = h.c.Delete(ctx, h.node, framework.Guaranteed(), framework.Quietly())
-	}()
+	if !del {
+		return
+	}
+	// Guaranteed: a done context makes the delete go to the background at
+	// once, where it keeps trying until it succeeds or the client closes.
+	// A node of an expired session is gone already (Quietly).
+	done, stop := context.WithCancel(context.Background())
+	stop()
+	_ = h.c.Delete(done, h.node, framework.Guaranteed(), framework.Quietly())
 }
 
 // Node returns the path of our node (without namespace).
-func (h *Hold) Node() string { return h.node }
+func (h *Hold) Node() string {
+	if h == nil {
+		return ""
+	}
+	return h.node
+}
 
 // FencingToken returns the czxid of our node: it grows with every new holder
 // of the lock, so a resource can reject a write carrying an older token.
-func (h *Hold) FencingToken() int64 { return h.czxid }
+func (h *Hold) FencingToken() int64 {
+	if h == nil {
+		return 0
+	}
+	return h.czxid
+}
 
 // Session returns the session our node belongs to.
-func (h *Hold) Session() int64 { return h.session }
+func (h *Hold) Session() int64 {
+	if h == nil {
+		return 0
+	}
+	return h.session
+}
 
 // Done returns a channel closed when the hold ends: released, or lost.
-func (h *Hold) Done() <-chan struct{} { return h.done }
+func (h *Hold) Done() <-chan struct{} {
+	if h == nil {
+		return closedChan
+	}
+	return h.done
+}
 
-// Err returns nil while held, ErrLockLost once lost, ErrNotHeld once released.
+// Err returns nil while held, ErrLockLost once lost, framework.ErrClosed
+// once ended by the client's Close, ErrNotHeld once released.
 func (h *Hold) Err() error {
+	if h == nil {
+		return ErrNotHeld
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.err
@@ -111,8 +142,16 @@ func (h *Hold) Err() error {
 // Release ends the hold and deletes our node. The delete is guaranteed: if
 // it fails (connection down, ctx ended) Release returns the error and the
 // delete goes on in the background until it succeeds or the client closes.
-// Release after a loss returns ErrLockLost; a second Release ErrNotHeld.
+// Release after a loss returns ErrLockLost (framework.ErrClosed after the
+// client's Close); a second Release ErrNotHeld. A nil ctx is refused
+// (framework.ErrInvalidOption) before anything changes: the hold goes on.
 func (h *Hold) Release(ctx context.Context) error {
+	if h == nil {
+		return ErrNotHeld
+	}
+	if ctx == nil {
+		return fmt.Errorf("%w: nil context", framework.ErrInvalidOption)
+	}
 	h.mu.Lock()
 	if h.released {
 		h.mu.Unlock()
@@ -139,4 +178,10 @@ func (h *Hold) Release(ctx context.Context) error {
 // exists: put it in front of a write to a protected resource so that the
 // server applies the write only while the lock is held (ZooKeeper-side
 // fencing).
-func (h *Hold) CheckOp() framework.Op { return framework.CheckOp(h.node, -1) }
+// A nil hold's is the zero Op, which Multi refuses.
+func (h *Hold) CheckOp() framework.Op {
+	if h == nil {
+		return framework.Op{}
+	}
+	return framework.CheckOp(h.node, -1)
+}

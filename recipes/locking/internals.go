@@ -95,6 +95,9 @@ func (l *Internals) Err() error { return l.err }
 // context.Canceled / DeadlineExceeded), framework.ErrClosed, ErrWouldBlock,
 // or the ZooKeeper error that the retry policy gave up on.
 func (l *Internals) Acquire(ctx context.Context, wait bool) (*Hold, error) {
+	if l == nil {
+		return nil, ErrNilHandle
+	}
 	if l.err != nil {
 		return nil, l.err
 	}
@@ -248,6 +251,9 @@ func (l *Internals) list(ctx context.Context, node string, withStat bool) ([]str
 // Participants returns the participants' node paths in sequence order; for
 // the mutex the holder comes first.
 func (l *Internals) Participants(ctx context.Context) ([]string, error) {
+	if l == nil {
+		return nil, ErrNilHandle
+	}
 	if l.err != nil {
 		return nil, l.err
 	}
@@ -265,23 +271,32 @@ func (l *Internals) Participants(ctx context.Context) ([]string, error) {
 	return sorted, nil
 }
 
-// deleteNode deletes a node of ours on a context detached from the caller's
-// (which may be what ended), bounded; the delete is guaranteed, so it goes on
-// in the background past the bound.
+// deleteNode deletes a node of ours after a failed acquire. It never holds
+// the caller past ctx: when ctx has ended (the usual reason for the
+// failure) the delete goes to the background at once, and otherwise it is
+// bounded by ctx and the clean-up timeout. The delete is guaranteed, so it
+// goes on in the background until it succeeds or the client closes.
 func (l *Internals) deleteNode(ctx context.Context, node string) {
-	dctx, cancel := Detached(ctx)
+	dctx, cancel := Cleanup(ctx)
 	defer cancel()
 	if err := l.c.Delete(dctx, node, framework.Guaranteed(), framework.Quietly()); err != nil {
 		l.log.Info("deleting own node continues in the background", zap.String("node", node), zap.Error(err))
 	}
 }
 
-// Detached returns a context for clean-up after a failed or cancelled
-// acquire: not cancelled with ctx (which may be what ended), bounded by the
-// clean-up timeout (5s), with a retry budget of its own (ctx's may be spent).
-func Detached(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(retry.WithNewBudget(context.WithoutCancel(ctx)), cleanupTimeout)
+// Cleanup returns the context for clean-up after a failed or cancelled
+// acquire: a retry budget of its own (ctx's may be spent), ctx's deadline
+// and cancellation (the caller's deadline is the call's deadline), and at
+// most the clean-up timeout (5s). Clean-up that runs out of it must go on
+// in the background: guaranteed deletes do.
+func Cleanup(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(retry.WithNewBudget(ctx), cleanupTimeout)
 }
+
+// Detached is Cleanup, under its former name.
+//
+// Deprecated: use Cleanup.
+func Detached(ctx context.Context) (context.Context, context.CancelFunc) { return Cleanup(ctx) }
 
 // Sleep waits d, or until ctx ends (its error) or the client closes
 // (framework.ErrClosed): the pause between a recipe's attempts.

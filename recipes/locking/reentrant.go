@@ -48,13 +48,21 @@ func NewReentrant(l *Internals, label string, hooks ReentrantHooks) *Reentrant {
 }
 
 // Internals returns the loop the handle runs on.
-func (r *Reentrant) Internals() *Internals { return r.l }
+func (r *Reentrant) Internals() *Internals {
+	if r == nil {
+		return nil
+	}
+	return r.l
+}
 
 // Acquire acquires one hold: at once when the handle holds already,
 // otherwise through the loop (waiting or not). See the recipes' Acquire and
 // TryAcquire for the guarantees; ErrWouldBlock (wrapped) when !wait and the
 // lock is held elsewhere.
 func (r *Reentrant) Acquire(ctx context.Context, wait bool) error {
+	if r == nil {
+		return ErrNilHandle
+	}
 	if err := r.l.Err(); err != nil {
 		return r.errorf("acquire", err)
 	}
@@ -119,7 +127,15 @@ func (r *Reentrant) refuse() error {
 // Release gives up one hold; the last one releases the Hold (a guaranteed
 // delete of the node). ErrNotHeld when nothing is held, ErrLockLost when the
 // hold was lost.
+// A nil ctx is refused (framework.ErrInvalidOption) before anything
+// changes: the hold goes on.
 func (r *Reentrant) Release(ctx context.Context) error {
+	if r == nil {
+		return ErrNotHeld
+	}
+	if ctx == nil {
+		return r.errorf("release", fmt.Errorf("%w: nil context", framework.ErrInvalidOption))
+	}
 	r.mu.Lock()
 	h := r.hold
 	if h == nil {
@@ -148,6 +164,9 @@ func (r *Reentrant) Release(ctx context.Context) error {
 
 // current returns the hold if it is live.
 func (r *Reentrant) current() *Hold {
+	if r == nil {
+		return nil
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.hold == nil || r.hold.Err() != nil {
@@ -162,6 +181,9 @@ func (r *Reentrant) Hold() *Hold { return r.current() }
 // Done returns the current hold's Done, or a closed channel when nothing is
 // held.
 func (r *Reentrant) Done() <-chan struct{} {
+	if r == nil {
+		return closedChan
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.hold == nil {
@@ -172,9 +194,12 @@ func (r *Reentrant) Done() <-chan struct{} {
 
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
-// Err returns nil while held, ErrLockLost once lost, ErrNotHeld when
-// nothing is held.
+// Err returns nil while held, ErrLockLost once lost, framework.ErrClosed
+// once ended by the client's Close, ErrNotHeld when nothing is held.
 func (r *Reentrant) Err() error {
+	if r == nil {
+		return ErrNotHeld
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.hold == nil {
@@ -208,11 +233,17 @@ func (r *Reentrant) CheckOp() (framework.Op, error) {
 	if h := r.current(); h != nil {
 		return h.CheckOp(), nil
 	}
+	if r == nil {
+		return framework.Op{}, ErrNotHeld
+	}
 	return framework.Op{}, r.errorf("check", ErrNotHeld)
 }
 
 // FencedMulti runs ops in one transaction behind a check of the held node.
 func (r *Reentrant) FencedMulti(ctx context.Context, ops ...framework.Op) ([]zk.MultiResponse, error) {
+	if r == nil {
+		return nil, ErrNilHandle
+	}
 	check, err := r.CheckOp()
 	if err != nil {
 		return nil, err

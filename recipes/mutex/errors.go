@@ -8,4 +8,5 @@ var (
 	ErrLockLost    = locking.ErrLockLost
 	ErrInvalidPath = locking.ErrInvalidPath
 	ErrNilClient   = locking.ErrNilClient
+	ErrNilHandle   = locking.ErrNilHandle
 )

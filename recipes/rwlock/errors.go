@@ -9,4 +9,5 @@ var (
 	ErrInvalidPath         = locking.ErrInvalidPath
 	ErrNilClient           = locking.ErrNilClient
 	ErrUpgradeNotSupported = locking.ErrUpgradeNotSupported
+	ErrNilHandle           = locking.ErrNilHandle
 )

@@ -13,8 +13,10 @@ import (
 
 // Lock is one lock of an RWLock, read or write, with the verbs of a mutex;
 // get it from ReadLock or WriteLock. It is reentrant: while held, Acquire
-// counts one more hold and each Acquire needs a Release. Methods are safe for
-// concurrent use; concurrent Acquires on one Lock run one at a time.
+// counts one more hold and each Acquire needs a Release; goroutines that
+// share one Lock share its hold. Methods are safe for concurrent use;
+// concurrent Acquires on one Lock run one at a time. A nil *Lock is safe
+// too: see ErrNilHandle.
 type Lock struct {
 	rw   *RWLock
 	side side
@@ -41,6 +43,15 @@ func newLock(rw *RWLock, s side, l *locking.Internals) *Lock {
 	return k
 }
 
+// reentrant returns the Lock's state, nil for a nil Lock (whose calls then
+// behave as locking.ErrNilHandle says).
+func (k *Lock) reentrant() *locking.Reentrant {
+	if k == nil {
+		return nil
+	}
+	return k.r
+}
+
 // Acquire blocks until the lock is held or ctx ends (use a ctx deadline for
 // a timeout): a read lock waits for the writers queued ahead of it, a write
 // lock for every holder and waiter ahead of it. If this Lock is held
@@ -52,13 +63,13 @@ func newLock(rw *RWLock, s side, l *locking.Internals) *Lock {
 // guaranteed delete in the background while the connection is down) and the
 // error is never nil: ctx's error, framework.ErrClosed, or the ZooKeeper
 // error the retry policy gave up on.
-func (k *Lock) Acquire(ctx context.Context) error { return k.r.Acquire(ctx, true) }
+func (k *Lock) Acquire(ctx context.Context) error { return k.reentrant().Acquire(ctx, true) }
 
 // TryAcquire acquires the lock only if it can be held now: it never waits
 // for another holder (it does wait for the network). It returns false, with
 // no node left behind, when others hold or are queued for a conflicting
 // lock. Reentrancy, downgrade and ErrUpgradeNotSupported are as for Acquire.
-func (k *Lock) TryAcquire(ctx context.Context) (bool, error) { return k.r.TryAcquire(ctx) }
+func (k *Lock) TryAcquire(ctx context.Context) (bool, error) { return k.reentrant().TryAcquire(ctx) }
 
 // upgrade reports whether acquiring this Lock would upgrade: it is the write
 // lock, not held, and the read lock of the same RWLock is held.
@@ -72,27 +83,27 @@ func (k *Lock) upgrade() bool {
 // client closes. ErrNotHeld when nothing is held; ErrLockLost when the hold
 // was lost (the node is being deleted already). Releasing the write lock of
 // a downgraded RWLock leaves its read hold in place.
-func (k *Lock) Release(ctx context.Context) error { return k.r.Release(ctx) }
+func (k *Lock) Release(ctx context.Context) error { return k.reentrant().Release(ctx) }
 
 // Done returns a channel closed when the current hold ends (released, or
 // lost per the client's ErrorPolicy). When nothing is held it returns a
 // closed channel.
-func (k *Lock) Done() <-chan struct{} { return k.r.Done() }
+func (k *Lock) Done() <-chan struct{} { return k.reentrant().Done() }
 
 // Err returns nil while held, ErrLockLost once the hold was lost and
 // ErrNotHeld when nothing is held.
-func (k *Lock) Err() error { return k.r.Err() }
+func (k *Lock) Err() error { return k.reentrant().Err() }
 
 // IsHeld reports whether this Lock is held now (not lost).
-func (k *Lock) IsHeld() bool { return k.r.IsHeld() }
+func (k *Lock) IsHeld() bool { return k.reentrant().IsHeld() }
 
 // FencingToken returns the czxid of the held node, which grows with every
 // new node in the lock directory, so a resource can reject a write carrying
 // an older writer's token; 0 when not held.
-func (k *Lock) FencingToken() int64 { return k.r.FencingToken() }
+func (k *Lock) FencingToken() int64 { return k.reentrant().FencingToken() }
 
 // Node returns the path of the held node, "" when not held (or lost).
-func (k *Lock) Node() string { return k.r.Node() }
+func (k *Lock) Node() string { return k.reentrant().Node() }
 
 // heldName returns the name of the held node, "" when not held or lost.
 func (k *Lock) heldName() string {
@@ -104,6 +115,9 @@ func (k *Lock) heldName() string {
 // sequence order, like Curator's getParticipantNodes: when the write lock is
 // held, its holder is the first write node. It does not wait for the lock.
 func (k *Lock) Participants(ctx context.Context) ([]string, error) {
+	if k == nil {
+		return nil, ErrNilHandle
+	}
 	all, err := k.r.Internals().Participants(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("rwlock %s: %s lock: participants: %w", k.r.Internals().Path(), k.side, err)
@@ -120,12 +134,12 @@ func (k *Lock) Participants(ctx context.Context) ([]string, error) {
 
 // CheckOp returns a transaction operation that fails unless the held node
 // still exists; ErrNotHeld when nothing is held. See FencedMulti.
-func (k *Lock) CheckOp() (framework.Op, error) { return k.r.CheckOp() }
+func (k *Lock) CheckOp() (framework.Op, error) { return k.reentrant().CheckOp() }
 
 // FencedMulti runs ops in one transaction with a check of the held node in
 // front, so the server applies them only while the lock node exists: a
 // writer that lost its session (or whose node was deleted) cannot write.
 // The check's failure is zk.ErrNoNode (wrapped).
 func (k *Lock) FencedMulti(ctx context.Context, ops ...framework.Op) ([]zk.MultiResponse, error) {
-	return k.r.FencedMulti(ctx, ops...)
+	return k.reentrant().FencedMulti(ctx, ops...)
 }

@@ -50,10 +50,20 @@ func New(c *framework.Client, path string, opts ...Option) *RWLock {
 }
 
 // ReadLock returns the shared lock. Every call returns the same handle.
-func (rw *RWLock) ReadLock() *Lock { return rw.read }
+func (rw *RWLock) ReadLock() *Lock {
+	if rw == nil {
+		return nil
+	}
+	return rw.read
+}
 
 // WriteLock returns the exclusive lock. Every call returns the same handle.
-func (rw *RWLock) WriteLock() *Lock { return rw.write }
+func (rw *RWLock) WriteLock() *Lock {
+	if rw == nil {
+		return nil
+	}
+	return rw.write
+}
 
 // changed returns the channel closed at the next change of the write lock's
 // hold.

@@ -38,4 +38,7 @@ var (
 	// ErrNilClient is returned when the semaphore was made with a nil
 	// client.
 	ErrNilClient = locking.ErrNilClient
+	// ErrNilHandle is returned by the calls of a nil *Semaphore or nil
+	// *Mutex that would act on the semaphore (see locking.ErrNilHandle).
+	ErrNilHandle = locking.ErrNilHandle
 )

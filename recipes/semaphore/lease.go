@@ -9,8 +9,10 @@ import (
 )
 
 // Lease is one lease of a semaphore, held until Release or until the
-// connection ends it (per the client's ErrorPolicy). Safe for concurrent
-// use.
+// connection ends it (per the client's ErrorPolicy) or the client closes.
+// Safe for concurrent use. A nil *Lease (what a failed Acquire returns) is
+// safe too and reports nothing held: Release returns ErrNotHeld, Err
+// ErrNotHeld, Done a closed channel, Node "", FencingToken 0.
 type Lease struct {
 	h    *locking.Hold
 	path string // the semaphore's, for errors
@@ -23,6 +25,9 @@ func newLease(path string, h *locking.Hold) *Lease { return &Lease{h: h, path: p
 // error and the delete goes on in the background until it succeeds or the
 // client closes. Release of a lost lease returns ErrLockLost (its node is
 // being deleted already); a second Release returns ErrNotHeld.
+//
+// A nil ctx is refused (framework.ErrInvalidOption) before anything
+// changes: the lease goes on.
 func (l *Lease) Release(ctx context.Context) error {
 	if l == nil {
 		return ErrNotHeld
@@ -35,21 +40,32 @@ func (l *Lease) Release(ctx context.Context) error {
 
 // Done returns a channel closed when the lease ends: released, or lost with
 // the connection.
-func (l *Lease) Done() <-chan struct{} { return l.h.Done() }
+func (l *Lease) Done() <-chan struct{} { return l.hold().Done() }
 
-// Err returns nil while the lease is held, ErrLockLost once it was lost and
-// ErrNotHeld once it was released.
-func (l *Lease) Err() error { return l.h.Err() }
+// Err returns nil while the lease is held, ErrLockLost once it was lost,
+// framework.ErrClosed once the client's Close ended it and ErrNotHeld once
+// it was released.
+func (l *Lease) Err() error { return l.hold().Err() }
 
 // Node returns the path of the lease node (without namespace).
-func (l *Lease) Node() string { return l.h.Node() }
+func (l *Lease) Node() string { return l.hold().Node() }
 
 // FencingToken returns the czxid of the lease node: it grows with every new
 // lease of the path, so a resource can tell a newer lease holder from an
 // older one.
-func (l *Lease) FencingToken() int64 { return l.h.FencingToken() }
+func (l *Lease) FencingToken() int64 { return l.hold().FencingToken() }
 
 // CheckOp returns a transaction operation that fails unless the lease node
 // still exists: put it in front of a write so that the server applies the
-// write only while the lease is held.
-func (l *Lease) CheckOp() framework.Op { return l.h.CheckOp() }
+// write only while the lease is held. A nil Lease's is the zero Op, which
+// Multi refuses.
+func (l *Lease) CheckOp() framework.Op { return l.hold().CheckOp() }
+
+// hold returns the lease's hold, nil for a nil Lease (locking.Hold's
+// methods report nothing held then).
+func (l *Lease) hold() *locking.Hold {
+	if l == nil {
+		return nil
+	}
+	return l.h
+}

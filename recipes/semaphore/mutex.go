@@ -13,7 +13,9 @@ import (
 // InterProcessSemaphoreMutex): a V2 semaphore with one lease, so Go and
 // Java processes can share it. Like sync.Mutex, the handle is not an owner:
 // while it is held, another Acquire on the same handle blocks until some
-// goroutine calls Release. Methods are safe for concurrent use.
+// goroutine calls Release. Methods are safe for concurrent use. A nil
+// *Mutex is safe too: Acquire, TryAcquire and Participants return
+// ErrNilHandle, Release ErrNotHeld, and the queries report nothing held.
 type Mutex struct {
 	sem   *Semaphore
 	token chan struct{} // full while the handle holds or is acquiring
@@ -35,6 +37,9 @@ func NewMutex(c *framework.Client, path string, opts ...Option) *Mutex {
 // for a timeout); while this handle holds it, Acquire waits for a Release.
 // On failure nothing is held, no node is left, and the error is never nil.
 func (m *Mutex) Acquire(ctx context.Context) error {
+	if m == nil {
+		return ErrNilHandle
+	}
 	if ctx == nil {
 		return fmt.Errorf("semaphore mutex %s: %w: nil context", m.sem.path, framework.ErrInvalidOption)
 	}
@@ -56,6 +61,12 @@ func (m *Mutex) Acquire(ctx context.Context) error {
 // it never waits for a holder. It returns false, with no node left behind,
 // when the mutex is held.
 func (m *Mutex) TryAcquire(ctx context.Context) (bool, error) {
+	if m == nil {
+		return false, ErrNilHandle
+	}
+	if ctx == nil {
+		return false, fmt.Errorf("semaphore mutex %s: %w: nil context", m.sem.path, framework.ErrInvalidOption)
+	}
 	select {
 	case m.token <- struct{}{}:
 	default:
@@ -82,8 +93,15 @@ func (m *Mutex) set(l *Lease) {
 // Release releases the mutex, from any goroutine; the delete of its node is
 // guaranteed (see Lease.Release). ErrNotHeld when the handle does not hold
 // it; ErrLockLost when the hold was lost, which still frees the handle for
-// the next Acquire.
+// the next Acquire. A nil ctx is refused (framework.ErrInvalidOption)
+// before anything changes: the hold goes on.
 func (m *Mutex) Release(ctx context.Context) error {
+	if m == nil {
+		return ErrNotHeld
+	}
+	if ctx == nil {
+		return fmt.Errorf("semaphore mutex %s: release: %w: nil context", m.sem.path, framework.ErrInvalidOption)
+	}
 	m.mu.Lock()
 	l := m.lease
 	m.lease = nil
@@ -102,6 +120,9 @@ func (m *Mutex) Release(ctx context.Context) error {
 // Done returns a channel closed when the current hold ends (released, or
 // lost per the client's ErrorPolicy); a closed channel when nothing is held.
 func (m *Mutex) Done() <-chan struct{} {
+	if m == nil {
+		return closedChan
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.lease == nil {
@@ -112,9 +133,13 @@ func (m *Mutex) Done() <-chan struct{} {
 
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
-// Err returns nil while held, ErrLockLost once the hold was lost and
-// ErrNotHeld when nothing is held.
+// Err returns nil while held, ErrLockLost once the hold was lost,
+// framework.ErrClosed once the client's Close ended it and ErrNotHeld when
+// nothing is held.
 func (m *Mutex) Err() error {
+	if m == nil {
+		return ErrNotHeld
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.lease == nil {
@@ -128,6 +153,9 @@ func (m *Mutex) IsHeld() bool { return m.Err() == nil }
 
 // Node returns the path of the held lease node, "" when not held.
 func (m *Mutex) Node() string {
+	if m == nil {
+		return ""
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.lease == nil {
@@ -139,5 +167,8 @@ func (m *Mutex) Node() string {
 // Participants returns the lease nodes of the path (at most the holder and
 // one waiter, the gate holder).
 func (m *Mutex) Participants(ctx context.Context) ([]string, error) {
+	if m == nil {
+		return nil, ErrNilHandle
+	}
 	return m.sem.Participants(ctx)
 }

@@ -1,0 +1,122 @@
+package framework
+
+import (
+	"bytes"
+	"encoding/binary"
+	"net"
+	"testing"
+	"time"
+)
+
+// scriptConn is a net.Conn whose writes are discarded and whose reads come
+// from a buffer the test fills.
+type scriptConn struct {
+	net.Conn
+	in bytes.Buffer
+}
+
+func (s *scriptConn) Write(p []byte) (int, error) { return len(p), nil }
+func (s *scriptConn) Read(p []byte) (int, error)  { return s.in.Read(p) }
+
+func frame(payload []byte) []byte {
+	b := binary.BigEndian.AppendUint32(nil, uint32(len(payload)))
+	return append(b, payload...)
+}
+
+// request is a request frame: xid, opcode, and a little body.
+func request(xid int32, op int32) []byte {
+	p := binary.BigEndian.AppendUint32(nil, uint32(xid))
+	p = binary.BigEndian.AppendUint32(p, uint32(op))
+	return frame(append(p, 0, 0, 0, 0))
+}
+
+// reply is a reply frame: xid, zxid, err.
+func reply(xid int32) []byte {
+	p := binary.BigEndian.AppendUint32(nil, uint32(xid))
+	p = binary.BigEndian.AppendUint64(p, 7)
+	p = binary.BigEndian.AppendUint32(p, 0)
+	return frame(p)
+}
+
+// connectReply is a connect response with the given timeout.
+func connectReply(timeoutMs int32) []byte {
+	p := binary.BigEndian.AppendUint32(nil, 0)
+	p = binary.BigEndian.AppendUint32(p, uint32(timeoutMs))
+	p = binary.BigEndian.AppendUint64(p, 0x1234)
+	p = binary.BigEndian.AppendUint32(p, 16)
+	return frame(append(p, make([]byte, 16)...))
+}
+
+// The expiry watchdog's clock: only a reply to one of our requests moves
+// it, to that request's send time; notifications, unknown xids and the
+// connect response of an expired session prove nothing.
+func TestWireAcknowledgements(t *testing.T) {
+	w := newWire()
+	sc := &scriptConn{}
+	c := &wireConn{Conn: sc, w: w}
+	buf := make([]byte, 4096)
+	read := func(frames ...[]byte) {
+		t.Helper()
+		for _, f := range frames {
+			sc.in.Write(f)
+		}
+		for sc.in.Len() > 0 {
+			if _, err := c.Read(buf); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write := func(p []byte) time.Time {
+		t.Helper()
+		before := time.Now()
+		if _, err := c.Write(p); err != nil {
+			t.Fatal(err)
+		}
+		return before
+	}
+
+	connectSent := write(frame(make([]byte, 40))) // the connect request
+	if !w.acked().IsZero() {
+		t.Fatal("acknowledged before any reply")
+	}
+	read(connectReply(3000))
+	if got := w.acked(); got.Before(connectSent) || w.timeout() != 3000 {
+		t.Fatalf("after the connect response: acked %v (sent %v), timeout %d", got, connectSent, w.timeout())
+	}
+
+	time.Sleep(time.Millisecond) // distinct send times
+	first := write(request(1, 4))
+	time.Sleep(time.Millisecond)
+	ping := write(request(-2, 11))
+	read(reply(-1)) // a notification acknowledges nothing
+	if got := w.acked(); !got.Before(first) {
+		t.Fatalf("a notification moved the clock to %v", got)
+	}
+	read(reply(99)) // not ours
+	if got := w.acked(); !got.Before(first) {
+		t.Fatalf("an unknown xid moved the clock to %v", got)
+	}
+	read(reply(1))
+	if got := w.acked(); got.Before(first) || !got.Before(ping) {
+		t.Fatalf("reply to the first request: acked %v, want its send time %v", got, first)
+	}
+	read(reply(-2))
+	if got := w.acked(); got.Before(ping) {
+		t.Fatalf("ping reply: acked %v, want %v", got, ping)
+	}
+
+	// A connect response refusing an expired session proves nothing.
+	w2 := newWire()
+	c2 := &wireConn{Conn: &scriptConn{}, w: w2}
+	sc2 := c2.Conn.(*scriptConn)
+	if _, err := c2.Write(frame(make([]byte, 40))); err != nil {
+		t.Fatal(err)
+	}
+	sc2.in.Write(connectReply(0))
+	if _, err := c2.Read(buf); err != nil {
+		t.Fatal(err)
+	}
+	if !w2.acked().IsZero() {
+		t.Fatal("an expired session's connect response counted as an acknowledgement")
+	}
+}
