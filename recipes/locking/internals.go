@@ -78,14 +78,30 @@ func New(c *framework.Client, path string, d Driver, opts ...Option) *Internals 
 	return l
 }
 
-// Path returns the lock path.
-func (l *Internals) Path() string { return l.path }
+// Path returns the lock path ("" for a nil Internals).
+func (l *Internals) Path() string {
+	if l == nil {
+		return ""
+	}
+	return l.path
+}
 
-// Client returns the client.
-func (l *Internals) Client() *framework.Client { return l.c }
+// Client returns the client (nil for a nil Internals).
+func (l *Internals) Client() *framework.Client {
+	if l == nil {
+		return nil
+	}
+	return l.c
+}
 
-// Err returns the error New found in its input, or nil.
-func (l *Internals) Err() error { return l.err }
+// Err returns the error New found in its input, or nil; ErrNilHandle for
+// a nil Internals.
+func (l *Internals) Err() error {
+	if l == nil {
+		return ErrNilHandle
+	}
+	return l.err
+}
 
 // Acquire creates a node and, with wait, blocks until it holds the lock, ctx
 // ends, or the client closes. Without wait it returns ErrWouldBlock at once

@@ -1,0 +1,229 @@
+package handles_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
+	"github.com/gocurator/curator/recipes/mutex"
+	"github.com/gocurator/curator/recipes/rwlock"
+	"github.com/gocurator/curator/recipes/semaphore"
+	"github.com/gocurator/curator/zktest"
+)
+
+// hold is what every hold of every recipe shows.
+type hold interface {
+	Done() <-chan struct{}
+	Err() error
+	Release(ctx context.Context) error
+}
+
+// kind makes a held hold and a waiter on the same lock, for one recipe.
+type kind struct {
+	name string
+	// take acquires on c, waiting; it returns the hold and its node.
+	take func(ctx context.Context, c *framework.Client, path string) (hold, string, error)
+}
+
+type leaseHold struct{ *semaphore.Lease }
+
+var kinds = []kind{
+	{"mutex", func(ctx context.Context, c *framework.Client, p string) (hold, string, error) {
+		m := mutex.New(c, p)
+		err := m.Acquire(ctx)
+		return m, m.Node(), err
+	}},
+	{"write lock", func(ctx context.Context, c *framework.Client, p string) (hold, string, error) {
+		l := rwlock.New(c, p).WriteLock()
+		err := l.Acquire(ctx)
+		return l, l.Node(), err
+	}},
+	{"semaphore lease", func(ctx context.Context, c *framework.Client, p string) (hold, string, error) {
+		l, err := semaphore.New(c, p, 1).Acquire(ctx)
+		if err != nil {
+			return nil, "", err
+		}
+		return leaseHold{l}, l.Node(), nil
+	}},
+	{"semaphore V2 lease", func(ctx context.Context, c *framework.Client, p string) (hold, string, error) {
+		l, err := semaphore.New(c, p, 1, semaphore.CuratorV2()).Acquire(ctx)
+		if err != nil {
+			return nil, "", err
+		}
+		return leaseHold{l}, l.Node(), nil
+	}},
+	{"semaphore mutex", func(ctx context.Context, c *framework.Client, p string) (hold, string, error) {
+		m := semaphore.NewMutex(c, p)
+		err := m.Acquire(ctx)
+		return m, m.Node(), err
+	}},
+}
+
+// Close used to leave every hold believing it held (IsHeld true, Done
+// open) although the session and its nodes were gone. Close must end every
+// hold, before it returns, with framework.ErrClosed, and end every waiter
+// with it too.
+func TestCloseEndsHoldsAndWaiters(t *testing.T) {
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			addr := server(t).ConnectString()
+			ns := testkit.Unique(t)
+			c, err := framework.Connect(testkit.Ctx(t), addr, framework.WithNamespace(ns))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			observer := testkit.Connect(t, addr, ns)
+			ctx := testkit.Ctx(t)
+
+			h, node, err := k.take(ctx, c, "/lock")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A read lock of another RWLock shares the hold.
+			reader := rwlock.New(c, "/rw").ReadLock()
+			if err := reader.Acquire(ctx); err != nil {
+				t.Fatal(err)
+			}
+			waiterErr := make(chan error, 1)
+			go func() {
+				_, _, err := k.take(ctx, c, "/lock")
+				waiterErr <- err
+			}()
+			testkit.Eventually(t, "waiter queued", func() bool {
+				return len(testkit.Children(t, observer, "/lock")) > 1 ||
+					len(testkit.Children(t, observer, "/lock/leases")) > 1 ||
+					len(testkit.Children(t, observer, "/lock/locks")) > 0
+			})
+
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-h.Done():
+			default:
+				t.Fatal("Done still open when Close returned")
+			}
+			if err := h.Err(); !errors.Is(err, framework.ErrClosed) {
+				t.Fatalf("Err after Close = %v, want ErrClosed", err)
+			}
+			if err := h.Release(ctx); !errors.Is(err, framework.ErrClosed) {
+				t.Fatalf("Release after Close = %v, want ErrClosed", err)
+			}
+			if reader.IsHeld() || !errors.Is(reader.Err(), framework.ErrClosed) {
+				t.Fatalf("read lock after Close: held %v, Err %v", reader.IsHeld(), reader.Err())
+			}
+			select {
+			case err := <-waiterErr:
+				if !errors.Is(err, framework.ErrClosed) {
+					t.Fatalf("waiter ended with %v, want ErrClosed", err)
+				}
+			case <-time.After(testkit.Deadline):
+				t.Fatal("waiter still waiting after Close")
+			}
+			if st, err := observer.Exists(ctx, node); err != nil || st != nil {
+				t.Fatalf("held node %s after Close: %v, %v", node, st, err)
+			}
+		})
+	}
+}
+
+// Release(nil) used to end the hold locally and leave its node, which
+// blocked everyone until the session ended and made the handle's next
+// Acquire wait on itself. It must be refused before anything changes.
+func TestReleaseNilContextChangesNothing(t *testing.T) {
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			addr := server(t).ConnectString()
+			ns := testkit.Unique(t)
+			c := testkit.Connect(t, addr, ns)
+			ctx := testkit.Ctx(t)
+			h, node, err := k.take(ctx, c, "/lock")
+			if err != nil {
+				t.Fatal(err)
+			}
+			//lint:ignore SA1012 a nil context is the bad input under test
+			if err := h.Release(nil); !errors.Is(err, framework.ErrInvalidOption) { //nolint:staticcheck
+				t.Fatalf("Release(nil) = %v, want ErrInvalidOption", err)
+			}
+			if err := h.Err(); err != nil {
+				t.Fatalf("Err after a refused Release = %v, want still held", err)
+			}
+			if st, err := c.Exists(ctx, node); err != nil || st == nil {
+				t.Fatalf("node after a refused Release: %v, %v", st, err)
+			}
+			if err := h.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			// The next acquire on the same client does not wait on a
+			// node left behind.
+			actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			h2, _, err := k.take(actx, c, "/lock")
+			if err != nil {
+				t.Fatalf("acquire after Release: %v", err)
+			}
+			if err := h2.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// An acquire waiting while the connection is down used to return ~5 s
+// after its deadline: the clean-up delete ran in the foreground with a
+// bound of its own. The caller's deadline is the call's deadline; the
+// delete goes on in the background and the node goes once the connection
+// is back.
+func TestAcquireDeadlineWhileDisconnected(t *testing.T) {
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			addr := server(t).ConnectString()
+			ns := testkit.Unique(t)
+			proxy := zktest.NewProxy(t, addr)
+			holder := testkit.Connect(t, addr, ns)
+			c := testkit.Connect(t, proxy.Addr(), ns)
+			ctx := testkit.Ctx(t)
+			if _, _, err := k.take(ctx, holder, "/lock"); err != nil {
+				t.Fatal(err)
+			}
+			before := len(testkit.Children(t, holder, "/lock"))
+			const wait = 1500 * time.Millisecond
+			actx, cancel := context.WithTimeout(ctx, wait)
+			defer cancel()
+			start := time.Now()
+			errc := make(chan error, 1)
+			go func() {
+				_, _, err := k.take(actx, c, "/lock")
+				errc <- err
+			}()
+			testkit.Eventually(t, "waiter queued", func() bool {
+				return len(testkit.Children(t, holder, "/lock")) > before ||
+					len(testkit.Children(t, holder, "/lock/locks")) > 0
+			})
+			proxy.Cut()
+			var err error
+			select {
+			case err = <-errc:
+			case <-time.After(testkit.Deadline):
+				t.Fatal("acquire never returned")
+			}
+			late := time.Since(start) - wait
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("acquire = %v, want DeadlineExceeded", err)
+			}
+			t.Logf("returned %v after its deadline", late)
+			if late > 500*time.Millisecond {
+				t.Fatalf("acquire returned %v after its deadline", late)
+			}
+			proxy.Restore()
+			testkit.Eventually(t, "the waiter's node deleted", func() bool {
+				return len(testkit.Children(t, holder, "/lock")) == before &&
+					len(testkit.Children(t, holder, "/lock/locks")) == 0
+			})
+		})
+	}
+}
