@@ -48,6 +48,7 @@ type Client struct {
 	nsEnsured   atomic.Bool
 	closeOnce   sync.Once
 	closeResult error
+	watches     watchPumps // strip the prefix off watch events; under mu
 }
 
 // handle is one go-zookeeper connection. The client replaces it when it
@@ -55,8 +56,12 @@ type Client struct {
 type handle struct {
 	conn  *zk.Conn
 	gen   uint64
-	ready chan struct{} // closed once credentials are added
+	ready chan struct{} // closed once credentials are added, or refused
 	wire  *wire         // what its frames told us
+	// authErr, written before ready closes, wraps ErrAuthFailed if the
+	// server refused the credentials: operations on this connection then
+	// fail with it rather than run without them.
+	authErr error
 }
 
 // Connect connects to the ZooKeeper servers of connectString,
@@ -80,6 +85,13 @@ func Connect(ctx context.Context, connectString string, opts ...Option) (*Client
 	servers, chroot, err := parseConnectString(connectString)
 	if err != nil {
 		return nil, err
+	}
+	for _, a := range o.auth {
+		// A server closes the connection on a request over its
+		// jute.maxbuffer, so credentials over it could never be added.
+		if err := checkRequestSize("auth", authSize(a), len(a.auth), o.juteMaxBuffer); err != nil {
+			return nil, invalid("credentials for scheme %q: %w", a.scheme, err)
+		}
 	}
 	c := &Client{
 		opts:      o,
@@ -112,7 +124,13 @@ func Connect(ctx context.Context, connectString string, opts ...Option) (*Client
 	case <-c.first:
 		select {
 		case <-h.ready:
-			return c, nil
+			if h.authErr == nil {
+				return c, nil
+			}
+			// The server refused the credentials: a client without
+			// them must not be handed out.
+			_ = c.Close()
+			return nil, fmt.Errorf("curator: connect %q: %w", connectString, h.authErr)
 		case <-wctx.Done():
 		}
 	case <-wctx.Done():
@@ -123,6 +141,17 @@ func Connect(ctx context.Context, connectString string, opts ...Option) (*Client
 
 // dial makes a new go-zookeeper connection; its events are tagged with gen.
 // Called with c.mu held.
+//
+// The credentials of WithAuth are added by a goroutine of the client before
+// any operation runs on the connection (h.ready). If the server refuses
+// them (an unknown scheme, say: the server answers AUTHFAILED and closes the
+// connection, and go-zookeeper then reconnects the same session without
+// them), h.authErr records it and is logged at Error: Connect fails with it
+// for the first connection; for a later one (the new session after a
+// client-side expiry) every operation fails with it, as nothing may run
+// without the credentials. go-zookeeper re-adds the credentials itself when
+// it reconnects a session, and drops the connection if that fails, so
+// nothing runs without them there either.
 func (c *Client) dial(gen uint64) (*handle, error) {
 	h := &handle{gen: gen, ready: make(chan struct{}), wire: newWire()}
 	dialer := c.opts.dialer
@@ -134,6 +163,12 @@ func (c *Client) dial(gen uint64) (*handle, error) {
 		zk.WithLogger(zkLogger{c.log.Named("zk")}),
 		zk.WithLogInfo(false),
 		zk.WithEventCallback(func(ev zk.Event) { c.events.push(connEvent{gen: gen, ev: ev}) }),
+		// go-zookeeper encodes every request into this buffer and fails
+		// one that does not fit (zk.ErrShortBuffer) without sending it:
+		// sized to jute.maxbuffer, it refuses what the client's own
+		// checks do not see (requests made on Conn(), say), instead of
+		// the server dropping the connection.
+		zk.WithMaxConnBufferSize(sendBufferSize(c.opts.juteMaxBuffer)),
 	)
 	if err != nil {
 		return nil, err
@@ -156,17 +191,26 @@ func (c *Client) dial(gen uint64) (*handle, error) {
 				}
 				return conn.AddAuth(a.scheme, a.auth)
 			})
-			if errors.Is(err, errReplaced) {
+			switch {
+			case err == nil:
+				continue
+			case errors.Is(err, errReplaced), c.isClosed():
 				return
 			}
-			if err != nil {
-				c.log.Warn("adding credentials failed", zap.String("scheme", a.scheme), zap.Error(err))
-				return
-			}
+			h.authErr = fmt.Errorf("%w: scheme %q: %w", ErrAuthFailed, a.scheme, err)
+			c.log.Error("the server refused the credentials; operations on this session fail with ErrAuthFailed",
+				zap.String("scheme", a.scheme), zap.Uint64("connection", gen), zap.Error(err))
+			return
 		}
 	}()
 	return h, nil
 }
+
+// sendBufferSize is the size of go-zookeeper's send buffer for a
+// jute.maxbuffer of limit: a packet's 4-byte length and limit bytes, but no
+// less than go-zookeeper needs to re-register watches after a reconnect
+// (batches of up to 128 KiB).
+func sendBufferSize(limit int) int { return max(limit, (128+1)<<10) + 4 }
 
 var errReplaced = errors.New("curator: connection replaced")
 
@@ -190,6 +234,7 @@ func (c *Client) Close() error {
 		c.mu.Lock()
 		c.closed = true
 		c.session = 0
+		connected := c.state.IsConnected()
 		c.stopExpiryLocked()
 		h := c.h
 		hooks := c.closeHooks
@@ -201,12 +246,26 @@ func (c *Client) Close() error {
 			f()
 		}
 		c.cancel()
-		h.conn.Close()
+		c.closeConn(h, connected)
 		c.wg.Wait()
 		c.listeners.Close()
 		c.log.Debug("closed")
 	})
 	return c.closeResult
+}
+
+// closeConn closes a go-zookeeper connection and its socket. A connected
+// one is closed gracefully first (the server ends the session at once, and
+// its ephemeral nodes go); go-zookeeper waits up to a second for that.
+// Without a connection there is nobody to tell, so the socket goes first
+// and go-zookeeper's Close returns at once. Either way no goroutine of
+// go-zookeeper is left reading a silent socket.
+func (c *Client) closeConn(h *handle, connected bool) {
+	if !connected {
+		h.wire.abandon()
+	}
+	h.conn.Close()
+	h.wire.abandon()
 }
 
 // OnClose registers f to run when Close is called, before the session ends,
@@ -370,17 +429,26 @@ func (c *Client) current(ctx context.Context) (*zk.Conn, error) {
 	}
 	select {
 	case <-h.ready:
-		return h.conn, nil
+		return h.readyConn()
 	default:
 	}
 	select {
 	case <-h.ready:
-		return h.conn, nil
+		return h.readyConn()
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-c.ctx.Done():
 		return nil, ErrClosed
 	}
+}
+
+// readyConn returns the connection once h.ready is closed, or the error of
+// its credentials: no operation runs without them.
+func (h *handle) readyConn() (*zk.Conn, error) {
+	if h.authErr != nil {
+		return nil, h.authErr
+	}
+	return h.conn, nil
 }
 
 func (c *Client) isClosed() bool {

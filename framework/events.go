@@ -221,6 +221,7 @@ func (c *Client) replaceLocked() {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		old.conn.Close()
+		// A server that can still hear us ends the old session at once.
+		c.closeConn(old, true)
 	}()
 }

@@ -32,10 +32,12 @@ type wire struct {
 	timeoutMs int64     // negotiated session timeout, 0 until known
 	lastAck   time.Time // send time of the last acknowledged request, zero until one
 
-	mu      sync.Mutex
-	want    map[string]bool        // request paths of creates to watch
-	pending map[int32]string       // xid -> request path, in flight
-	got     map[string]createReply // request path -> reply
+	mu        sync.Mutex
+	live      *wireConn              // the socket in use, nil between connections
+	abandoned bool                   // the connection was closed: dial no more
+	want      map[string]bool        // request paths of creates to watch
+	pending   map[int32]string       // xid -> request path, in flight
+	got       map[string]createReply // request path -> reply
 }
 
 type createReply struct {
@@ -106,11 +108,43 @@ func (w *wire) dialer(d zk.Dialer) zk.Dialer {
 		if err != nil {
 			return nil, err
 		}
+		wc := &wireConn{Conn: conn, w: w}
 		w.mu.Lock()
 		clear(w.pending) // requests of an earlier connection get no reply
+		if w.abandoned {
+			w.mu.Unlock()
+			conn.Close()
+			return nil, net.ErrClosed
+		}
+		w.live = wc
 		w.mu.Unlock()
-		return &wireConn{Conn: conn, w: w}, nil
+		return wc, nil
 	}
+}
+
+// abandon closes the connection's socket, if any, and refuses new ones:
+// go-zookeeper's goroutines blocked reading a silent socket (it waits up
+// to ten times the receive timeout for a connect response, minutes with a
+// long session) end at once instead of when their read deadline passes.
+func (w *wire) abandon() {
+	w.mu.Lock()
+	w.abandoned = true
+	live := w.live
+	w.live = nil
+	w.mu.Unlock()
+	if live != nil {
+		live.Conn.Close()
+	}
+}
+
+// Close closes the socket and forgets it.
+func (c *wireConn) Close() error {
+	c.w.mu.Lock()
+	if c.w.live == c {
+		c.w.live = nil
+	}
+	c.w.mu.Unlock()
+	return c.Conn.Close()
 }
 
 type wireConn struct {
