@@ -19,10 +19,14 @@
 // the first session is Connected; a disconnect is Suspended; getting back on
 // the same session is Reconnected; an expired session is Lost, followed by
 // Reconnected on the new session. The server only reports an expiry after a
-// reconnect, so the client also declares Lost itself once it has been
-// Suspended for the negotiated session timeout (times
-// WithSessionExpiryPercent), and then replaces its connection so that the
-// next session is surely a new one (Curator does the same). Listeners
+// reconnect, so the client also declares Lost itself (client-side expiry):
+// the server cannot expire the session sooner than the negotiated timeout
+// after the last request of ours it answered was sent, so once 90% of that
+// time (WithSessionExpiryPercent) has passed with no newer answer, the
+// client reports Suspended and Lost, even if go-zookeeper has not noticed
+// the silence yet, and replaces its connection so that the next session is
+// surely a new one. A silently partitioned holder is therefore told before
+// the server can give its lock away, under either error policy. Listeners
 // (Listen) get every state in order on their own goroutines; nothing runs on
 // go-zookeeper's event goroutine, and its small event channel is not used, so
 // no event is dropped.
@@ -56,7 +60,9 @@
 //
 // # Closing
 //
-// Close ends the session, so ephemeral nodes go at once, and stops every
-// goroutine the client started, background deletes included. Every call
-// after Close returns ErrClosed.
+// Close first ends every recipe's hold (Done closes, Err is ErrClosed; see
+// OnClose), then ends the session, so ephemeral nodes go at once, and stops
+// every goroutine the client started, background deletes included, and
+// closes its sockets. Every call after Close returns ErrClosed. Close may
+// be called from a state listener.
 package framework
