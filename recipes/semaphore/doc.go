@@ -24,18 +24,40 @@
 // Directories are created as containers, which the server deletes once
 // empty. The two layouts must not share a path: V1 counts nodes under the
 // path and V2 counts leases/ children, so together they would admit too
-// many. An acquire that finds the other layout fails with ErrLayoutMismatch
-// and leaves nothing behind. V1 goes by the names "locks" and "leases", so a
-// path that was used in V2 mode is refused until the server reaps those
-// empty containers (its container check runs every 60 s by default).
+// many. An acquire that finds the other layout at work fails with
+// ErrLayoutMismatch and leaves nothing behind.
+//
+// What counts as the V2 layout at work is a node in "locks" or "leases": a
+// V1 acquire that sees those directories lists them, and refuses the path
+// if either holds any node (a gate or a lease, ours, Curator's or foreign).
+// Empty "locks" and "leases" containers are no layout: V2 acquirers, ours
+// and Curator's, leave them behind after every use until the server reaps
+// them (its container check runs every 60 s by default), and refusing them
+// would refuse V1 for that long for no lease at all. Over-admission stays
+// impossible between our two modes: a V2 acquire makes its gate and lease
+// nodes before it looks for V1 nodes, and a V1 acquire makes its node
+// before it lists the V2 directories, so of two acquirers racing on one
+// path at least one sees the other's node and refuses. Curator's Java V2
+// does not look for V1 nodes, so it cannot refuse a V1 user: do not use V1
+// on a path that Java processes use in V2 mode (V1 refuses such a path
+// only while a Java gate or lease node exists).
+//
+// A V2 acquire that fails (refused, no lease free for TryAcquire, ctx
+// ended, an error) deletes its lease and gate nodes and then "leases" and
+// "locks" if they are empty, so nothing it may have made stays behind;
+// non-empty directories stay, and so does the semaphore's own path (an
+// empty container is in nobody's way). When ctx ended or the connection is
+// down, the node deletes finish in the background and the empty containers
+// are left to the server: they no longer make V1 refuse the path.
 //
 // # Guarantees
 //
 // At most max leases are held at once, across all processes. The maximum is
 // fixed by New or read from a shared.Count (WithMaxLeasesFrom): raising it
 // lets waiters in at once, lowering it admits nobody new until enough
-// leases are returned. A semaphore is not reentrant: every Acquire is one
-// more lease. A failed or cancelled Acquire, AcquireN or TryAcquire leaves
+// leases are returned. A waiting Acquire holds the same few goroutines
+// however often it is woken (one of them follows the shared count's
+// changes). A semaphore is not reentrant: every Acquire is one more lease. A failed or cancelled Acquire, AcquireN or TryAcquire leaves
 // no lease or gate node behind and never returns a nil error: nodes are
 // deleted on a detached context before it returns, guaranteed deletes keep
 // trying in the background while the connection is down, and a node whose

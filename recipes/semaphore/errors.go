@@ -14,10 +14,12 @@ var (
 	// node is left behind.
 	ErrNoLease = errors.New("curator: no lease available")
 	// ErrLayoutMismatch is returned when the path holds the other mode's
-	// layout: a V1 semaphore found the "locks"/"leases" children of a
-	// Curator V2 semaphore, or a V2 semaphore found V1 participant nodes.
-	// The two count leases differently, so sharing a path would admit too
-	// many holders; the acquire fails instead and leaves no node.
+	// layout at work: a V1 semaphore found a gate or lease node in the
+	// "locks"/"leases" directories of a (Curator) V2 semaphore (empty
+	// directories do not count), or a V2 semaphore found V1 participant
+	// nodes. The two count leases differently, so sharing a path would
+	// admit too many holders; the acquire fails instead and leaves no node
+	// (a refused V2 acquire also removes the directories it left empty).
 	ErrLayoutMismatch = errors.New("curator: semaphore path holds the other semaphore layout")
 	// ErrInvalidMaxLeases is returned for a maximum below 1, or a nil
 	// count given to WithMaxLeasesFrom.

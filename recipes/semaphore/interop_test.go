@@ -144,6 +144,13 @@ func TestInteropWithCuratorSemaphoreV2(t *testing.T) {
 	}
 	javas[0].MustDo("return " + javaNode)
 	mustRelease(t, l)
+	// With every lease back, the directories Curator leaves behind are
+	// empty: no V2 layout at work, so V1 may use the path at once.
+	v1, err := semaphore.New(c, path, max).TryAcquire(ctx)
+	if err != nil {
+		t.Fatalf("V1 beside Curator's empty V2 directories: %v", err)
+	}
+	mustRelease(t, v1)
 }
 
 // Curator's InterProcessSemaphoreMutex and our NewMutex exclude each other.

@@ -113,6 +113,11 @@ func (s *Semaphore) AcquireN(ctx context.Context, n int) ([]*Lease, error) {
 		l, err := s.acquire(ctx, true)
 		if err != nil {
 			s.releaseAll(ctx, leases)
+			if s.opts.v2 && len(leases) > 0 {
+				// The failed acquire found our leases in leases/; now
+				// that they are back, it may be empty.
+				s.dropEmptyDirs(ctx)
+			}
 			return nil, fmt.Errorf("semaphore %s: acquire %d (had %d): %w", s.path, n, len(leases), err)
 		}
 		leases = append(leases, l)

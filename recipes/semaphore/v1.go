@@ -7,7 +7,10 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locking"
 )
 
@@ -16,28 +19,44 @@ const lockName = "lock-"
 
 // v1Driver is the lock loop's standard driver (held iff fewer than max
 // nodes sort before ours; watch the node max places ahead) that also
-// refuses a path holding the V2 layout. One per Acquire: it remembers what
-// the listings of that Acquire showed.
+// refuses a path where a V2 semaphore is at work. One per Acquire.
 type v1Driver struct {
 	locking.StandardDriver
-	clash atomic.Bool // a V2 "locks" or "leases" child was listed
+	// v2Node returns a node of the V2 layout ("locks/<gate node>" or
+	// "leases/<lease node>"), "" when both directories are empty or
+	// missing. It is asked only when a listing shows either directory.
+	v2Node func() (string, error)
+	dirs   atomic.Bool // the listing being decided showed "locks" or "leases"
 }
 
 // Sequence is the standard driver's, noting V2 directories on the way: the
 // loop shows every child of the path to Sequence before it decides.
 func (d *v1Driver) Sequence(child string) (int32, bool) {
 	if child == locksDir || child == leasesDir {
-		d.clash.Store(true)
+		d.dirs.Store(true)
 	}
 	return d.StandardDriver.Sequence(child)
 }
 
-// GetsTheLock fails on a V2 layout and admits nobody while the maximum is
-// below 1; otherwise it is the standard driver's.
+// GetsTheLock fails while a V2 semaphore has a gate or lease node on the
+// path, and admits nobody while the maximum is below 1; otherwise it is
+// the standard driver's.
+//
+// Empty V2 directories are not a V2 semaphore at work: Curator's V2 leaves
+// them after every acquire, and the server reaps them only later. A V2
+// acquirer makes its gate and lease nodes before it looks for V1 nodes, and
+// we made our node before this listing, so if a V2 lease node is missing
+// from the directory listed here, the V2 acquirer lists the path after our
+// node was made and refuses it: the two cannot both be admitted.
 func (d *v1Driver) GetsTheLock(sorted []string, own string, maxLeases int) (locking.Verdict, error) {
-	if d.clash.Load() {
-		return locking.Verdict{}, fmt.Errorf("%w: V1 semaphore found a %q or %q child (V2 layout)",
-			ErrLayoutMismatch, locksDir, leasesDir)
+	if d.dirs.Swap(false) {
+		node, err := d.v2Node()
+		if err != nil {
+			return locking.Verdict{}, fmt.Errorf("looking for a V2 layout: %w", err)
+		}
+		if node != "" {
+			return locking.Verdict{}, fmt.Errorf("%w: V1 semaphore found V2 node %q", ErrLayoutMismatch, node)
+		}
 	}
 	if maxLeases < 1 {
 		// Nothing ahead can let us in: watch our own node (it changes only
@@ -50,40 +69,52 @@ func (d *v1Driver) GetsTheLock(sorted []string, own string, maxLeases int) (lock
 // acquireV1 runs the lock loop with the maximum: FIFO, one node per lease,
 // a release wakes only the waiter it lets in.
 func (s *Semaphore) acquireV1(ctx context.Context, wait bool) (*Lease, error) {
-	d := &v1Driver{StandardDriver: locking.StandardDriver{LockName: lockName, Data: s.opts.data}}
-	done := make(chan struct{})
-	defer close(done)
+	d := &v1Driver{
+		StandardDriver: locking.StandardDriver{LockName: lockName, Data: s.opts.data},
+		v2Node:         func() (string, error) { return s.v2Node(ctx) },
+	}
 
 	// The loop looks again when its changed channel closes. It must when
 	// the maximum changes, and also when the session is lost: the loop
 	// can set its watch on the node ahead in a new session (the getData is
 	// retried across the loss) and then wait there although our node died
 	// with the old session. A Lost state makes it list again and find out.
-	lost := newWake()
+	// Both fire one wake; the loop asks for a channel at every look, and
+	// all of them cost no goroutine but the one relay of count changes.
+	w := newWake()
 	stop := s.c.Listen(func(st connstate.State) {
 		if st == connstate.Lost {
-			lost.fire()
+			w.fire()
 		}
 	})
 	defer stop()
-	// The maximum and the channel that reports its change are taken
-	// together (Count.Watch), so a change between the loop's reading of one
-	// and of the other is never missed.
+	if s.opts.count != nil {
+		done := make(chan struct{})
+		finished := relay(w, func() <-chan struct{} { _, ch := s.limit(); return ch }, done)
+		defer func() {
+			close(done)
+			<-finished
+		}()
+	}
+	// The loop reads the maximum, then asks for the channel. The wake's
+	// channel is taken before the maximum is read: a change after the read
+	// fires the wake after it, so the change is never missed.
 	var (
-		mu         sync.Mutex
-		maxChanged <-chan struct{}
+		mu     sync.Mutex
+		wakeCh <-chan struct{}
 	)
 	maxLeases := func() int {
-		max, ch := s.limit()
+		ch := w.channel()
+		max, _ := s.limit()
 		mu.Lock()
-		maxChanged = ch
+		wakeCh = ch
 		mu.Unlock()
 		return max
 	}
 	changed := func() <-chan struct{} {
 		mu.Lock()
 		defer mu.Unlock()
-		return either(lost.channel(), maxChanged, done)
+		return wakeCh
 	}
 	l := locking.New(s.c, s.path, d, locking.WithLogger(s.log),
 		locking.WithMaxLeases(maxLeases), locking.WithChanged(changed))
@@ -95,4 +126,36 @@ func (s *Semaphore) acquireV1(ctx context.Context, wait bool) (*Lease, error) {
 		return nil, err
 	}
 	return newLease(s.path, h), nil
+}
+
+// v2Node returns a node in the path's V2 directories, "" when they are
+// empty or missing; both are listed at once.
+func (s *Semaphore) v2Node(ctx context.Context) (string, error) {
+	dirs := []string{leasesDir, locksDir}
+	found := make([]string, len(dirs))
+	fns := make([]func() error, len(dirs))
+	for i, dir := range dirs {
+		fns[i] = func() error {
+			children, _, err := s.c.Children(ctx, framework.JoinPath(s.path, dir))
+			if errors.Is(err, zk.ErrNoNode) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if len(children) > 0 {
+				found[i] = dir + "/" + children[0]
+			}
+			return nil
+		}
+	}
+	if err := parallel(fns...); err != nil {
+		return "", err
+	}
+	for _, n := range found {
+		if n != "" {
+			return n, nil
+		}
+	}
+	return "", nil
 }

@@ -27,9 +27,19 @@ const (
 // it): clean up and start over, under the retry policy.
 var errAgain = errors.New("lease node or gate lost")
 
-// acquireV2 runs Curator's V2 protocol, starting over under the client's
-// retry policy when an attempt loses its node or its gate.
+// acquireV2 runs Curator's V2 protocol. On failure it also removes the V2
+// directories if they are left empty (see dropEmptyDirs).
 func (s *Semaphore) acquireV2(ctx context.Context, wait bool) (*Lease, error) {
+	l, err := s.attemptsV2(ctx, wait)
+	if err != nil {
+		s.dropEmptyDirs(ctx)
+	}
+	return l, err
+}
+
+// attemptsV2 runs attempts of the protocol, starting over under the
+// client's retry policy when an attempt loses its node or its gate.
+func (s *Semaphore) attemptsV2(ctx context.Context, wait bool) (*Lease, error) {
 	start := time.Now()
 	for retries := 0; ; retries++ {
 		l, err := s.attemptV2(ctx, wait)
@@ -43,6 +53,34 @@ func (s *Semaphore) acquireV2(ctx context.Context, wait bool) (*Lease, error) {
 		s.log.Info("lease node or gate lost while waiting; starting over")
 		if err := locking.Sleep(ctx, s.c, sleep); err != nil {
 			return nil, err
+		}
+	}
+}
+
+// dropEmptyDirs deletes "leases" and then "locks" if they are empty, after a
+// failed V2 acquire has deleted its own nodes: a failed acquire leaves no
+// container it may have made either. A directory with a node in it stays
+// (deleting a non-empty node fails), and so does "locks" while "leases" has
+// leases. Empty containers are the server's to reap anyway, and V2
+// acquirers recreate them as needed, so deleting one that another acquirer
+// made harms nobody. Best effort: failures are logged only. Once ctx has
+// ended it does nothing: our node deletes went to the background then (the
+// directories are not empty yet), and clean-up does not outlive the
+// caller's deadline; the server reaps the containers once they are empty.
+func (s *Semaphore) dropEmptyDirs(ctx context.Context) {
+	if ctx.Err() != nil {
+		return
+	}
+	dctx, cancel := locking.Cleanup(ctx)
+	defer cancel()
+	for _, dir := range []string{leasesDir, locksDir} {
+		err := s.c.Delete(dctx, framework.JoinPath(s.path, dir), framework.Quietly())
+		if errors.Is(err, zk.ErrNotEmpty) {
+			return
+		}
+		if err != nil {
+			s.log.Debug("deleting an empty V2 directory", zap.String("dir", dir), zap.Error(err))
+			return
 		}
 	}
 }
@@ -95,10 +133,19 @@ func (s *Semaphore) waitV2(ctx context.Context, node string, stat *zk.Stat, gate
 	_, own := framework.SplitPath(node)
 	watch := false // list with a watch: set once we have to wait
 	first := true  // the first look also checks the layout
+	// ch is the pending children watch, nil when none is armed. A look
+	// caused by a change of the maximum keeps it rather than arm another:
+	// each would live (a goroutine each, in a namespace) until leases/
+	// changes, one more per change of the maximum.
+	var ch <-chan zk.Event
 	for {
 		max, changed := s.limit()
-		children, ch, st, err := s.listV2(ctx, node, first, stat == nil, watch)
+		arm := watch && ch == nil
+		children, wch, st, err := s.listV2(ctx, node, first, stat == nil, arm)
 		first = false
+		if arm {
+			ch = wch
+		}
 		if errors.Is(err, zk.ErrNoNode) {
 			// leases/ (or the path) is gone, so our node is too: the
 			// container was reaped after our session ended.
@@ -130,6 +177,7 @@ func (s *Semaphore) waitV2(ctx context.Context, node string, stat *zk.Stat, gate
 		select {
 		case ev := <-ch:
 			s.log.Debug("leases changed", zap.Stringer("event", ev.Type))
+			ch = nil // fired: the next look arms a new one
 		case <-changed:
 		case <-gate.Done():
 			// Another acquirer may pass the gate now and wait beside us;
@@ -194,10 +242,10 @@ func (s *Semaphore) listV2(ctx context.Context, node string, first, withStat, wa
 	return children, ch, stat, nil
 }
 
-// releaseGate releases the gate on a context detached from the caller's;
+// releaseGate releases the gate on the clean-up context (locking.Cleanup);
 // the delete is guaranteed, so it goes on in the background if it fails.
 func (s *Semaphore) releaseGate(ctx context.Context, gate *mutex.Mutex) {
-	dctx, cancel := locking.Detached(ctx)
+	dctx, cancel := locking.Cleanup(ctx)
 	defer cancel()
 	if err := gate.Release(dctx); err != nil {
 		s.log.Debug("gate release", zap.Error(err))

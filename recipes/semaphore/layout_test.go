@@ -1,0 +1,232 @@
+package semaphore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/semaphore"
+	"github.com/gocurator/curator/recipes/shared"
+)
+
+// onlyNodes fails unless the children of path are exactly want.
+func onlyNodes(t testing.TB, c *framework.Client, path string, want []string, what string) {
+	t.Helper()
+	got := children(t, c, path)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("%s: children of %s are %v, want %v", what, path, got, want)
+	}
+}
+
+// A V2 acquire refused on a path that holds a V1 layout leaves nothing of
+// its own there, not even the empty "locks" and "leases" containers it made
+// on its way (which made V1 refuse the path until the server reaped them):
+// V1 keeps working at once.
+func TestRefusedV2LeavesNothing(t *testing.T) {
+	t.Parallel()
+	ns := unique(t)
+	ctx := ctxT(t)
+	c1, c2 := connect(t, zkAddr, ns), connect(t, zkAddr, ns)
+	v1 := semaphore.New(c1, semPath, 5)
+	held, err := v1.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, node := framework.SplitPath(held.Node())
+	v2 := semaphore.New(c2, semPath, 5, semaphore.CuratorV2())
+	calls := []struct {
+		name string
+		call func() error
+	}{
+		{"Acquire", func() error { _, err := v2.Acquire(ctx); return err }},
+		{"TryAcquire", func() error { _, err := v2.TryAcquire(ctx); return err }},
+		{"AcquireN", func() error { _, err := v2.AcquireN(ctx, 2); return err }},
+	}
+	for _, tt := range calls {
+		if err := tt.call(); !errors.Is(err, semaphore.ErrLayoutMismatch) {
+			t.Fatalf("V2 %s on a V1 path = %v, want ErrLayoutMismatch", tt.name, err)
+		}
+		onlyNodes(t, c1, semPath, []string{node}, "after a refused V2 "+tt.name)
+		l, err := v1.TryAcquire(ctx)
+		if err != nil {
+			t.Fatalf("V1 right after a refused V2 %s: %v", tt.name, err)
+		}
+		mustRelease(t, l)
+	}
+	mustRelease(t, held)
+}
+
+// A V2 acquire that fails on a fresh path leaves nothing V1 could trip
+// over. Failing for want of a lease (TryAcquire, the maximum is 0), it
+// removes the containers it made: the path is left empty. Failing because
+// its ctx ended, its node deletes may go to the background (clean-up never
+// outlives the caller's deadline) and the empty containers may stay for
+// the server to reap; once its nodes are gone, V1 works at once beside
+// them.
+func TestFailedV2LeavesNoDirectories(t *testing.T) {
+	t.Parallel()
+	ns := unique(t)
+	ctx := ctxT(t)
+	c := connect(t, zkAddr, ns)
+	zero := shared.NewCount(c, maxPath, 0)
+	t.Cleanup(func() { _ = zero.Close() })
+	v2 := semaphore.New(c, semPath, 0, semaphore.CuratorV2(), semaphore.WithMaxLeasesFrom(zero))
+	calls := []struct {
+		name     string
+		call     func() error
+		want     error
+		ctxEnded bool
+	}{
+		{"TryAcquire with max 0", func() error { _, err := v2.TryAcquire(ctx); return err }, semaphore.ErrNoLease, false},
+		{"Acquire until its deadline", func() error {
+			dctx, cancel := context.WithTimeout(ctx, shortWait)
+			defer cancel()
+			_, err := v2.Acquire(dctx)
+			return err
+		}, context.DeadlineExceeded, true},
+		{"Acquire cancelled while waiting", func() error {
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			r := acquireAsync(cctx, v2)
+			waitCount(t, c, semPath+"/leases", 1)
+			cancel()
+			return await(t, r).err
+		}, context.Canceled, true},
+	}
+	for _, tt := range calls {
+		if err := tt.call(); !errors.Is(err, tt.want) {
+			t.Fatalf("%s = %v, want %v", tt.name, err, tt.want)
+		}
+		if tt.ctxEnded {
+			waitEmpty(t, c, semPath+"/leases")
+			waitEmpty(t, c, semPath+"/locks")
+		} else {
+			onlyNodes(t, c, semPath, nil, "after a failed V2 "+tt.name)
+		}
+		l, err := semaphore.New(c, semPath, 1).TryAcquire(ctx)
+		if err != nil {
+			t.Fatalf("V1 right after a failed V2 %s: %v", tt.name, err)
+		}
+		mustRelease(t, l)
+	}
+}
+
+// Empty "locks" and "leases" containers are what Curator's V2 (and ours,
+// once its leases are returned) leaves behind until the server reaps them:
+// they hold no lease, so V1 works beside them. Any node inside them is V2
+// at work, and V1 refuses.
+func TestV1BesideEmptyV2Directories(t *testing.T) {
+	t.Parallel()
+	ns := unique(t)
+	ctx := ctxT(t)
+	c := connect(t, zkAddr, ns)
+	v1 := semaphore.New(c, semPath, 1)
+
+	// Made by hand, never used: the server never reaps these.
+	for _, dir := range []string{"locks", "leases"} {
+		if _, err := c.Create(ctx, semPath+"/"+dir, []byte{}, framework.WithMode(framework.Container),
+			framework.CreatingParentContainers()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := v1.Acquire(ctx)
+	if err != nil {
+		t.Fatalf("V1 beside empty V2 containers: %v", err)
+	}
+	mustRelease(t, l)
+
+	for _, dir := range []string{"locks", "leases"} {
+		t.Run("node in "+dir, func(t *testing.T) {
+			node, err := c.Create(ctx, semPath+"/"+dir+"/x-", []byte{}, framework.WithMode(framework.EphemeralSequential))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l, err := v1.TryAcquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
+				t.Fatalf("V1 TryAcquire with %s = %v, %v; want ErrLayoutMismatch", node, l, err)
+			}
+			if l, err := v1.Acquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
+				t.Fatalf("V1 Acquire with %s = %v, %v; want ErrLayoutMismatch", node, l, err)
+			}
+			for _, n := range children(t, c, semPath) {
+				if strings.Contains(n, "lock-") {
+					t.Fatalf("refused V1 left %s", n)
+				}
+			}
+			if err := c.Delete(ctx, node); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+
+	// Our V2, used and done with, leaves the same empty containers.
+	v2 := semaphore.New(c, semPath, 1, semaphore.CuratorV2())
+	l2, err := v2.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v1.TryAcquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
+		t.Fatalf("V1 beside a V2 lease = %v, want ErrLayoutMismatch", err)
+	}
+	mustRelease(t, l2)
+	if l, err = v1.TryAcquire(ctx); err != nil {
+		t.Fatalf("V1 once the V2 lease is back: %v", err)
+	}
+	if _, err := v2.TryAcquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
+		t.Fatalf("V2 beside a V1 lease = %v, want ErrLayoutMismatch", err)
+	}
+	mustRelease(t, l)
+}
+
+// V1 and V2 acquirers racing on a fresh path, each with one lease: they
+// may both be refused, but never both admitted, whichever creates its
+// nodes first (V1 no longer refuses empty V2 containers, so this is what
+// keeps the two from over-admitting).
+func TestV1AndV2RaceNeverBothAdmitted(t *testing.T) {
+	t.Parallel()
+	ns := unique(t)
+	ctx := ctxT(t)
+	c1, c2 := connect(t, zkAddr, ns), connect(t, zkAddr, ns)
+	const rounds = 30
+	admitted := 0
+	for i := range rounds {
+		path := fmt.Sprintf("%s-%d", semPath, i)
+		sems := []*semaphore.Semaphore{semaphore.New(c1, path, 1), semaphore.New(c2, path, 1, semaphore.CuratorV2())}
+		if i%2 == 1 {
+			sems[0], sems[1] = sems[1], sems[0]
+		}
+		leases := make([]*semaphore.Lease, len(sems))
+		errs := make([]error, len(sems))
+		var wg sync.WaitGroup
+		for j, s := range sems {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				leases[j], errs[j] = s.TryAcquire(ctx)
+			}()
+		}
+		wg.Wait()
+		n := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				n++
+			case !errors.Is(err, semaphore.ErrLayoutMismatch):
+				t.Fatalf("round %d: %v", i, err)
+			}
+		}
+		if n > 1 {
+			t.Fatalf("round %d: V1 and V2 both admitted on one path", i)
+		}
+		admitted += n
+		for _, l := range leases {
+			if l != nil {
+				mustRelease(t, l)
+			}
+		}
+	}
+	t.Logf("%d of %d rounds admitted one of the two", admitted, rounds)
+}

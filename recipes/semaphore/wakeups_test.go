@@ -1,0 +1,201 @@
+package semaphore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
+	"github.com/gocurator/curator/recipes/locking"
+	"github.com/gocurator/curator/recipes/semaphore"
+	"github.com/gocurator/curator/recipes/shared"
+)
+
+// wakeups is how often the waiter of these tests is woken: enough that a
+// goroutine per wake-up stands out from the few an acquire needs.
+const wakeups = 50
+
+// goroutineSlack is how many goroutines a waiting acquire, its watches
+// and the requests still in flight may add, whatever the number of
+// wake-ups.
+const goroutineSlack = 15
+
+// sessionWatches returns the full paths the server watches for session id
+// (from wchc), to know that a waiter has armed its next watch.
+func sessionWatches(t testing.TB, id int64) []string {
+	t.Helper()
+	out, err := zkServer.FourLetterWord("wchc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		paths []string
+		in    bool
+	)
+	want := fmt.Sprintf("0x%x", id)
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(line, "0x"):
+			in = strings.TrimSpace(line) == want
+		case in && strings.TrimSpace(line) != "":
+			paths = append(paths, strings.TrimSpace(line))
+		}
+	}
+	return paths
+}
+
+// awaitWatch waits until session id watches full (a server-side
+// condition, which only polling can see).
+func awaitWatch(t testing.TB, id int64, full string) {
+	t.Helper()
+	testkit.Eventually(t, "a watch on "+full, func() bool {
+		for _, p := range sessionWatches(t, id) {
+			if p == full {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// sortedLeases lists the V1 lease nodes of path through c in queue order.
+func sortedLeases(t testing.TB, c *framework.Client, path string) []string {
+	t.Helper()
+	return locking.SortChildren(children(t, c, path), func(n string) (int32, bool) { return locking.Sequence(n, "lock-") })
+}
+
+// A V1 acquire with its maximum from a SharedCount waits while the 50
+// waiters queued ahead of it leave one by one: each departure wakes it
+// (it watches the node right ahead), and it must not keep a goroutine per
+// wake-up until it ends. Not parallel: it counts the process's goroutines.
+func TestV1WaiterGoroutinesDoNotGrowWithWakeups(t *testing.T) {
+	ns := unique(t)
+	ctx := ctxT(t)
+	checker := connect(t, zkAddr, ns)
+	holder, err := semaphore.New(connect(t, zkAddr, ns), semPath, 1).Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ahead := semaphore.New(connect(t, zkAddr, ns), semPath, 1)
+	wc := connect(t, zkAddr, ns)
+	count := shared.NewCount(wc, maxPath, 1)
+	t.Cleanup(func() { _ = count.Close() })
+	if err := count.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waiter := semaphore.New(wc, semPath, 0, semaphore.WithMaxLeasesFrom(count))
+	before := runtime.NumGoroutine()
+
+	cancels := make([]context.CancelFunc, wakeups)
+	results := make([]<-chan result, wakeups)
+	for i := range wakeups {
+		actx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		cancels[i], results[i] = cancel, acquireAsync(actx, ahead)
+		waitCount(t, checker, semPath, i+2) // queued in this order
+	}
+	w := acquireAsync(ctx, waiter)
+	waitCount(t, checker, semPath, wakeups+2)
+	queue := sortedLeases(t, checker, semPath) // holder, the waiters ahead, w
+	full := func(node string) string { return "/" + ns + semPath + "/" + node }
+	awaitWatch(t, wc.SessionID(), full(queue[wakeups]))
+
+	// The last one ahead leaves, w wakes and watches the next: one wake-up
+	// per departure, each seen on the server before the next.
+	for i := wakeups; i >= 1; i-- {
+		cancels[i-1]()
+		if r := await(t, results[i-1]); !errors.Is(r.err, context.Canceled) {
+			t.Fatalf("waiter %d ahead: %v, %v; want Canceled", i, r.lease, r.err)
+		}
+		awaitWatch(t, wc.SessionID(), full(queue[i-1]))
+	}
+	pending(t, w, "w behind the holder")
+	grown := runtime.NumGoroutine() - before
+	t.Logf("%d goroutines more after %d wake-ups", grown, wakeups)
+	if grown > goroutineSlack {
+		t.Fatalf("%d goroutines more after %d wake-ups of one waiting acquire, want at most %d (one per wake-up leaks)",
+			grown, wakeups, goroutineSlack)
+	}
+
+	mustRelease(t, holder)
+	r := await(t, w)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	mustRelease(t, r.lease)
+}
+
+// The same under changes of the maximum: 50 changes that wake the waiter
+// without letting it in. V2 too: its waiter lists leases/ again at every
+// change of the maximum and must not arm a new children watch (a goroutine
+// each, in a namespace, until leases/ changes) while its last one is still
+// pending. Not parallel: it counts the process's goroutines.
+func TestWaiterGoroutinesDoNotGrowWithMaxChanges(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			ns := unique(t)
+			if !m.v2 {
+				// The V1 lock loop (recipes/locking) arms a getData watch
+				// per look; in a namespace each costs a goroutine until
+				// the node changes. That is the loop's, not this test's
+				// subject: without a namespace the watches cost none.
+				ns = ""
+			}
+			path := semPath
+			if ns == "" {
+				path = "/" + unique(t) + semPath
+			}
+			ctx := ctxT(t)
+			admin := shared.NewCount(connect(t, zkAddr, ns), path+"-max", 1)
+			t.Cleanup(func() { _ = admin.Close() })
+			holder, err := semaphore.New(connect(t, zkAddr, ns), path, 1, m.opts...).Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wc := connect(t, zkAddr, ns)
+			count := shared.NewCount(wc, path+"-max", 1)
+			t.Cleanup(func() { _ = count.Close() })
+			if err := count.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			w := acquireAsync(ctx, semaphore.New(wc, path, 0, m.with(semaphore.WithMaxLeasesFrom(count))...))
+			waitCount(t, wc, m.leaseDir(path), 2)
+			before := runtime.NumGoroutine()
+
+			// 1 and 0 both keep w out (the holder has the one lease).
+			for i := range wakeups {
+				v := i % 2
+				if err := admin.Set(ctx, v); err != nil {
+					t.Fatal(err)
+				}
+				for {
+					cur, changed := count.Watch()
+					if cur.Value == v {
+						break
+					}
+					waitClosed(t, changed, fmt.Sprintf("the waiter's count to reach %d", v))
+				}
+			}
+			if err := admin.Set(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			pending(t, w, "w with max 1 and the lease held")
+			grown := runtime.NumGoroutine() - before
+			t.Logf("%d goroutines more after %d changes of the maximum", grown, wakeups)
+			if grown > goroutineSlack {
+				t.Fatalf("%d goroutines more after %d changes of the maximum, want at most %d",
+					grown, wakeups, goroutineSlack)
+			}
+			mustRelease(t, holder)
+			r := await(t, w)
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			mustRelease(t, r.lease)
+		})
+	}
+}
