@@ -111,6 +111,8 @@ func TestInvalidPaths(t *testing.T) {
 		{"DEL", "/a\x7f"},
 		{"C1 control", "/a\u0085"},
 		{"invalid UTF-8", "/a\xff"},
+		{"outside the BMP", "/a\U0001F600"},
+		{"reserved", "/a\ue000"},
 	}
 	for _, op := range operations() {
 		for _, p := range paths {
@@ -162,6 +164,8 @@ func TestConnectRejectsBadInput(t *testing.T) {
 		addr + "/a/./b",
 		addr + "/a\x00b",
 		addr + "/a\x01b",
+		addr + "/chroot\U0001F600",
+		addr + "/\U0001F600/a",
 	}
 	for _, cs := range connectStrings {
 		c, err := Connect(ctx, cs)
@@ -195,6 +199,10 @@ func TestConnectRejectsBadInput(t *testing.T) {
 		{"namespace with trailing slash", WithNamespace("app/")},
 		{"namespace with dotdot", WithNamespace("app/../x")},
 		{"namespace with NUL", WithNamespace("a\x00")},
+		{"namespace outside the BMP", WithNamespace("app\U0001F600")},
+		{"namespace segment outside the BMP", WithNamespace("app/\U0001F600")},
+		{"zero jute.maxbuffer", WithJuteMaxBuffer(0)},
+		{"negative jute.maxbuffer", WithJuteMaxBuffer(-1)},
 	}
 	for _, o := range options {
 		c, err := Connect(ctx, addr, WithSessionTimeout(time.Second), o.opt)

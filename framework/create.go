@@ -135,6 +135,9 @@ func (c *Client) statFor(ctx context.Context, w *wire, reqPath, created string, 
 // ProtectedPrefix is the start of every protected node's name.
 const ProtectedPrefix = "_c_"
 
+// protectedOverhead is how much longer a protected name is than the name.
+const protectedOverhead = len(ProtectedPrefix) + 36 + len("-")
+
 // protectedName returns "_c_<uuid>-<name>".
 func protectedName(id, name string) string { return ProtectedPrefix + id + "-" + name }
 
@@ -187,6 +190,15 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 	acl := o.acl
 	if acl == nil {
 		acl = c.opts.aclProvider.ACLForPath(path)
+	}
+	// The request must fit the server's jute.maxbuffer: refused here, it
+	// costs nothing; sent, it would cost the connection.
+	size := reqHeaderSize + createBodySize(c.full(path), data, acl, o.mode.isTTL())
+	if o.protected {
+		size += protectedOverhead
+	}
+	if err := c.checkSize("create", size, len(data)); err != nil {
+		return "", fmt.Errorf("create %s: %w", path, err)
 	}
 	if o.protected {
 		return c.createProtected(ctx, path, data, acl, &o)
@@ -277,6 +289,9 @@ func (c *Client) ensureParents(conn *zk.Conn, path string, containers bool) erro
 		p += "/" + s
 		var err error
 		acl := c.opts.aclProvider.ACLForPath(p)
+		if err := c.checkSize("create parent "+p, reqHeaderSize+createBodySize(c.full(p), nil, acl, false), 0); err != nil {
+			return err
+		}
 		if containers {
 			_, err = conn.CreateContainer(c.full(p), []byte{}, zk.FlagContainer, acl)
 		} else {
@@ -297,9 +312,13 @@ func (c *Client) ensureNamespace(conn *zk.Conn) error {
 		return nil
 	}
 	p := ""
+	acl := c.opts.aclProvider.ACLForPath("/")
+	if err := c.checkSize("create namespace", reqHeaderSize+createBodySize(c.prefix, nil, acl, false), 0); err != nil {
+		return err
+	}
 	for _, s := range strings.Split(c.prefix[1:], "/") {
 		p += "/" + s
-		_, err := conn.CreateContainer(p, []byte{}, zk.FlagContainer, c.opts.aclProvider.ACLForPath("/"))
+		_, err := conn.CreateContainer(p, []byte{}, zk.FlagContainer, acl)
 		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
 			return err
 		}

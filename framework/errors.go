@@ -11,7 +11,9 @@ var (
 	ErrClosed = errors.New("curator: client closed")
 	// ErrInvalidPath is returned for a path that ZooKeeper would reject:
 	// empty, relative, with a trailing slash, an empty, "." or ".." segment,
-	// or a NUL or control character.
+	// a NUL or control character, or a character ZooKeeper reserves
+	// (U+D800-U+F8FF, U+FFF0-U+FFFF, and everything beyond U+FFFF, which
+	// Java holds as a surrogate pair).
 	ErrInvalidPath = errors.New("curator: invalid path")
 	// ErrInvalidConnectString is returned by Connect for a connect string
 	// that is not host:port[,host:port...][/chroot].
@@ -19,4 +21,18 @@ var (
 	// ErrInvalidOption is returned for an option with an out-of-range value
 	// (a zero or negative timeout, a nil policy, ...).
 	ErrInvalidOption = errors.New("curator: invalid option")
+	// ErrDataTooLarge is returned, before anything is sent, for a request
+	// larger than the server reads: its data, path, ACL or, for Multi, the
+	// whole transaction make a packet over jute.maxbuffer (see
+	// WithJuteMaxBuffer). A server closes the connection on such a packet,
+	// which would end every lock hold of the client; refusing it locally
+	// keeps the connection. The error says how large the request is and how
+	// much data would fit.
+	ErrDataTooLarge = errors.New("curator: request larger than jute.maxbuffer")
+	// ErrAuthFailed is returned by Connect when the server refuses the
+	// credentials of WithAuth (an unknown scheme, for example), wrapping
+	// the server's error. If the credentials are refused on a later
+	// connection the client makes (the new session after a client-side
+	// expiry), operations fail with it rather than run without them.
+	ErrAuthFailed = errors.New("curator: authentication failed")
 )

@@ -61,6 +61,9 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]zk.MultiResponse, erro
 	}
 	reqs := make([]any, len(ops))
 	createsTop := false // a create directly under the namespace root
+	// The transaction is one packet: its size, all operations together,
+	// must fit the server's jute.maxbuffer.
+	size, dataSize := reqHeaderSize+multiHeaderSize, 0
 	for i, o := range ops {
 		if err := ValidatePath(o.path); err != nil {
 			return nil, fmt.Errorf("op %d: %w", i, err)
@@ -80,18 +83,27 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]zk.MultiResponse, erro
 				acl = c.opts.aclProvider.ACLForPath(o.path)
 			}
 			reqs[i] = &zk.CreateRequest{Path: full, Data: data, Acl: acl, Flags: o.mode.flags()}
+			size += multiHeaderSize + createBodySize(full, data, acl, false)
+			dataSize += len(data)
 			if parent, _ := SplitPath(o.path); parent == "/" {
 				createsTop = true
 			}
 		case opDelete:
 			reqs[i] = &zk.DeleteRequest{Path: full, Version: o.version}
+			size += multiHeaderSize + pathBodySize(full)
 		case opSet:
 			reqs[i] = &zk.SetDataRequest{Path: full, Data: o.data, Version: o.version}
+			size += multiHeaderSize + setBodySize(full, o.data)
+			dataSize += len(o.data)
 		case opCheck:
 			reqs[i] = &zk.CheckVersionRequest{Path: full, Version: o.version}
+			size += multiHeaderSize + pathBodySize(full)
 		default:
 			return nil, invalid("op %d: zero Op", i)
 		}
+	}
+	if err := c.checkSize(fmt.Sprintf("transaction (%d operations)", len(ops)), size, dataSize); err != nil {
+		return nil, fmt.Errorf("multi: %w", err)
 	}
 	var res []zk.MultiResponse
 	err := c.do(ctx, func(conn *zk.Conn) error {

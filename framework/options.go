@@ -64,6 +64,7 @@ func defaultOptions() options {
 		aclProvider:       OpenACL(),
 		defaultData:       localIP(),
 		expiryPercent:     maxExpiryPercent,
+		juteMaxBuffer:     DefaultJuteMaxBuffer,
 	}
 }
 

@@ -12,7 +12,11 @@ import (
 // of ZooKeeper's PathUtils: absolute, no trailing slash (except "/"), no
 // empty, "." or ".." segment, valid UTF-8, and none of NUL, the control
 // characters U+0001-U+001F and U+007F-U+009F, U+D800-U+F8FF and
-// U+FFF0-U+FFFF. The error wraps ErrInvalidPath.
+// U+FFF0-U+FFFF. PathUtils checks Java chars, UTF-16 code units, so it also
+// rejects every character beyond U+FFFF (an emoji such as U+1F600, say): in
+// UTF-16 it is a surrogate pair, in U+D800-U+DFFF. The error wraps
+// ErrInvalidPath. It does not check the path's length: a request too large
+// for the server is refused with ErrDataTooLarge.
 func ValidatePath(p string) error {
 	bad := func(why string) error { return fmt.Errorf("%w %q: %s", ErrInvalidPath, p, why) }
 	switch {
@@ -42,7 +46,9 @@ func ValidatePath(p string) error {
 		case r < 0x20, r >= 0x7f && r <= 0x9f:
 			return bad("control character")
 		case r >= 0xd800 && r <= 0xf8ff, r >= 0xfff0 && r <= 0xffff:
-			return bad("reserved character")
+			return bad(fmt.Sprintf("reserved character %U", r))
+		case r > 0xffff:
+			return bad(fmt.Sprintf("character %U outside the Basic Multilingual Plane (a UTF-16 surrogate pair, which ZooKeeper rejects)", r))
 		}
 	}
 	return nil

@@ -2,8 +2,11 @@ package framework
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/go-zookeeper/zk"
 )
 
 func TestValidatePath(t *testing.T) {
@@ -33,6 +36,20 @@ func TestValidatePath(t *testing.T) {
 		{"reserved range", "/a\ue000b", false},
 		{"specials", "/a\ufff0b", false},
 		{"invalid utf8", "/a\xffb", false},
+		// ZooKeeper checks Java chars, UTF-16 code units: a character
+		// beyond U+FFFF is a surrogate pair, in the reserved U+D800-U+F8FF.
+		{"outside the BMP (emoji)", "/a\U0001F600b", false},
+		{"first supplementary character", "/\U00010000", false},
+		{"last code point", "/\U0010FFFF", false},
+		{"emoji in a parent", "/\U0001F600/b", false},
+		{"just below the surrogates", "/\ud7ff", true},
+		{"first reserved", "/\ue000", false},
+		{"last reserved", "/\uf8ff", false},
+		{"just after the reserved range", "/\uf900", true},
+		{"just below the specials", "/\uffef", true},
+		{"last BMP character", "/\uffff", false},
+		{"space", "/a b", true},
+		{"NBSP after the C1 controls", "/\u00a0", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,6 +188,48 @@ func TestModes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.m.IsEphemeral() != tt.eph || tt.m.IsSequential() != tt.seq || tt.m.String() != tt.name {
 				t.Fatalf("%v: ephemeral %v sequential %v", tt.m, tt.m.IsEphemeral(), tt.m.IsSequential())
+			}
+		})
+	}
+}
+
+// ValidatePath agrees with the server, character by character around the
+// edges of every range ZooKeeper's PathUtils rejects. The raw creates go in
+// a transaction, which go-zookeeper sends without checking the path itself,
+// so the verdict is the server's.
+func TestValidatePathMatchesServer(t *testing.T) {
+	ns := newNamespace(t)
+	c := connectNS(t, ns)
+	ctx := testCtx(t)
+	if _, err := c.Create(ctx, "/p", nil); err != nil {
+		t.Fatal(err)
+	}
+	chars := []rune{
+		0x01, 0x1f, 0x20, 0x7e, 0x7f, 0x9f, 0xa0,
+		0xd7ff, 0xe000, 0xf000, 0xf8ff, 0xf900,
+		0xffef, 0xfff0, 0xfffd, 0xffff,
+		0x10000, 0x1f600, 0x10ffff,
+	}
+	for _, r := range chars {
+		name := fmt.Sprintf("U+%04X", r)
+		t.Run(name, func(t *testing.T) {
+			p := "/p/x" + string(r) + "y"
+			local := ValidatePath(p)
+			if local != nil && !errors.Is(local, ErrInvalidPath) {
+				t.Fatalf("ValidatePath(%q) = %v, want nil or ErrInvalidPath", p, local)
+			}
+			_, serverErr := c.Conn().Multi(&zk.CreateRequest{Path: "/" + ns + p, Data: []byte{}, Acl: zk.WorldACL(zk.PermAll)})
+			if serverErr != nil && !errors.Is(serverErr, zk.ErrBadArguments) {
+				t.Fatalf("the server's create of %q = %v, want success or zk.ErrBadArguments", p, serverErr)
+			}
+			if (local == nil) != (serverErr == nil) {
+				t.Fatalf("%s: ValidatePath says %v, the server says %v", name, local, serverErr)
+			}
+			if local != nil {
+				// Every operation refuses it, with ErrInvalidPath.
+				if _, err := c.Create(ctx, p, nil); !errors.Is(err, ErrInvalidPath) {
+					t.Fatalf("Create(%q) = %v, want ErrInvalidPath", p, err)
+				}
 			}
 		})
 	}

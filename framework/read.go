@@ -12,6 +12,9 @@ func (c *Client) Exists(ctx context.Context, path string) (*zk.Stat, error) {
 	if err := ValidatePath(path); err != nil {
 		return nil, err
 	}
+	if err := c.checkSize("exists", readSize(c.full(path)), 0); err != nil {
+		return nil, fmt.Errorf("exists %s: %w", path, err)
+	}
 	var stat *zk.Stat
 	err := c.do(ctx, func(conn *zk.Conn) error {
 		ok, st, err := conn.Exists(c.full(path))
@@ -34,6 +37,9 @@ func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, err
 	}
+	if err := c.checkSize("exists", readSize(c.full(path)), 0); err != nil {
+		return nil, nil, fmt.Errorf("exists %s: %w", path, err)
+	}
 	var (
 		stat *zk.Stat
 		ch   <-chan zk.Event
@@ -49,13 +55,16 @@ func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.
 	if err != nil {
 		return nil, nil, fmt.Errorf("exists %s: %w", path, err)
 	}
-	return stat, c.watch(ch), nil
+	return stat, c.watch(ch, path), nil
 }
 
 // Get returns the node's data and Stat; zk.ErrNoNode (wrapped) if missing.
 func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, err
+	}
+	if err := c.checkSize("get", readSize(c.full(path)), 0); err != nil {
+		return nil, nil, fmt.Errorf("get %s: %w", path, err)
 	}
 	var (
 		data []byte
@@ -78,6 +87,9 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-cha
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, nil, err
 	}
+	if err := c.checkSize("get", readSize(c.full(path)), 0); err != nil {
+		return nil, nil, nil, fmt.Errorf("get %s: %w", path, err)
+	}
 	var (
 		data []byte
 		stat *zk.Stat
@@ -91,7 +103,7 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-cha
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("get %s: %w", path, err)
 	}
-	return data, stat, c.watch(ch), nil
+	return data, stat, c.watch(ch, path), nil
 }
 
 // Set writes data if the node's version is version (-1: any) and returns the
@@ -102,6 +114,9 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 	}
 	if version < -1 {
 		return nil, invalid("version %d", version)
+	}
+	if err := c.checkSize("set", reqHeaderSize+setBodySize(c.full(path), data), len(data)); err != nil {
+		return nil, fmt.Errorf("set %s: %w", path, err)
 	}
 	var stat *zk.Stat
 	err := c.do(ctx, func(conn *zk.Conn) error {
@@ -119,6 +134,9 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat, error) {
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, err
+	}
+	if err := c.checkSize("children", readSize(c.full(path)), 0); err != nil {
+		return nil, nil, fmt.Errorf("children %s: %w", path, err)
 	}
 	var (
 		children []string
@@ -141,6 +159,9 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, nil, err
 	}
+	if err := c.checkSize("children", readSize(c.full(path)), 0); err != nil {
+		return nil, nil, nil, fmt.Errorf("children %s: %w", path, err)
+	}
 	var (
 		children []string
 		stat     *zk.Stat
@@ -154,24 +175,5 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("children %s: %w", path, err)
 	}
-	return children, stat, c.watch(ch), nil
-}
-
-// watch strips the namespace from the path of the event a watch delivers.
-// Every watch channel gets exactly one event: the change, or an
-// EventNotWatching when the session ends or the client closes.
-func (c *Client) watch(ch <-chan zk.Event) <-chan zk.Event {
-	if c.prefix == "" || ch == nil {
-		return ch
-	}
-	out := make(chan zk.Event, 1)
-	go func() {
-		ev, ok := <-ch
-		if ok {
-			ev.Path = c.strip(ev.Path)
-			out <- ev
-		}
-		close(out)
-	}()
-	return out
+	return children, stat, c.watch(ch, path), nil
 }

@@ -2,13 +2,18 @@ package framework
 
 import (
 	"errors"
+	"net"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"go.uber.org/goleak"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/zktest"
@@ -163,5 +168,119 @@ func TestACLProviderPaths(t *testing.T) {
 	}
 	if _, err := c.Set(ctx, "/ro", []byte("x"), -1); !errors.Is(err, zk.ErrNoAuth) {
 		t.Fatalf("Set on a read-only node = %v, want zk.ErrNoAuth", err)
+	}
+}
+
+// trackingDialer counts the connections the client opens and closes.
+type trackingDialer struct{ opened, closed atomic.Int64 }
+
+func (d *trackingDialer) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
+	conn, err := net.DialTimeout(network, addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	d.opened.Add(1)
+	return &trackedConn{Conn: conn, d: d}, nil
+}
+
+type trackedConn struct {
+	net.Conn
+	d    *trackingDialer
+	once sync.Once
+}
+
+func (c *trackedConn) Close() error {
+	c.once.Do(func() { c.d.closed.Add(1) })
+	return c.Conn.Close()
+}
+
+// An auth scheme the server refuses (it answers AUTHFAILED and closes the
+// connection; go-zookeeper then reconnects the same session without the
+// credentials) must fail Connect with ErrAuthFailed wrapping the server's
+// error, not hand out a client running without its credentials, and leave
+// nothing running: no goroutine, no socket.
+func TestConnectFailsWhenCredentialsRefused(t *testing.T) {
+	srv := server(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	tests := []struct {
+		name string
+		opts []Option
+	}{
+		{"unknown scheme", []Option{WithAuth("nosuchscheme", []byte("x"))}},
+		{"refused after accepted ones", []Option{WithAuth("digest", []byte("user:pw")), WithAuth("nosuchscheme", []byte("x"))}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var d trackingDialer
+			c, err := Connect(testCtx(t), srv.ConnectString(), append(tt.opts, WithDialer(d.dial))...)
+			if !errors.Is(err, ErrAuthFailed) || !errors.Is(err, zk.ErrAuthFailed) {
+				t.Fatalf("Connect = %v, want ErrAuthFailed wrapping zk.ErrAuthFailed", err)
+			}
+			if !strings.Contains(err.Error(), "nosuchscheme") {
+				t.Errorf("error %q does not name the scheme", err)
+			}
+			if c != nil {
+				t.Fatal("Connect returned a client with its error")
+			}
+			if d.opened.Load() == 0 {
+				t.Fatal("no connection was made")
+			}
+			eventually(t, testTimeout, "every connection closed", func() (bool, error) {
+				return d.closed.Load() == d.opened.Load(), nil
+			})
+		})
+	}
+	// Credentials the server accepts connect, and work.
+	ns := newNamespace(t)
+	c := connectNS(t, ns, WithAuth("digest", []byte("user:pw")), WithACLProvider(CreatorACL()))
+	ctx := testCtx(t)
+	if _, err := c.Create(ctx, "/mine", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if data, _, err := c.Get(ctx, "/mine"); err != nil || string(data) != "x" {
+		t.Fatalf("Get = %q, %v", data, err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// When the credentials are refused on a later connection of the client
+// (the new session after a client-side expiry, whose credentials the client
+// adds itself), operations must fail with ErrAuthFailed, never run without
+// the credentials, and the refusal is logged at Error.
+func TestCredentialsRefusedOnNewSession(t *testing.T) {
+	srv := server(t)
+	ns := newNamespace(t)
+	proxy := zktest.NewProxy(t, srv.Addr())
+	core, logs := observer.New(zap.ErrorLevel)
+	owner := connect(t, proxy.Addr(), WithNamespace(ns), WithSessionTimeout(1500*time.Millisecond),
+		WithAuth("digest", []byte("user:pw")), WithACLProvider(CreatorACL()), WithLogger(zap.New(core)))
+	ctx := testCtx(t)
+	if _, err := owner.Create(ctx, "/fine", []byte("s3cr3t")); err != nil {
+		t.Fatal(err)
+	}
+	// From now on the server refuses part of the credentials (as a server
+	// could stop knowing a scheme): the test adds one it never knew.
+	owner.mu.Lock()
+	owner.opts.auth = append(owner.opts.auth[:len(owner.opts.auth):len(owner.opts.auth)],
+		authInfo{scheme: "nosuchscheme", auth: []byte("x")})
+	owner.mu.Unlock()
+
+	states := record(owner)
+	defer states.cancel()
+	proxy.Cut()
+	states.expect(t, testTimeout, connstate.Suspended, connstate.Lost)
+	proxy.Restore()
+	states.expect(t, testTimeout, connstate.Reconnected)
+	for _, op := range operations() {
+		t.Run(op.name, func(t *testing.T) {
+			if err := op.call(ctx, owner, "/fine"); !errors.Is(err, ErrAuthFailed) {
+				t.Fatalf("%s on a session whose credentials were refused = %v, want ErrAuthFailed", op.name, err)
+			}
+		})
+	}
+	if n := logs.FilterField(zap.String("scheme", "nosuchscheme")).Len(); n == 0 {
+		t.Errorf("the refusal was not logged at Error; logged: %v", logs.All())
 	}
 }
