@@ -287,32 +287,46 @@ func (l *Internals) Participants(ctx context.Context) ([]string, error) {
 	return sorted, nil
 }
 
-// deleteNode deletes a node of ours after a failed acquire. It never holds
-// the caller past ctx: when ctx has ended (the usual reason for the
-// failure) the delete goes to the background at once, and otherwise it is
-// bounded by ctx and the clean-up timeout. The delete is guaranteed, so it
-// goes on in the background until it succeeds or the client closes.
+// deleteNode deletes a node of ours after a failed acquire, within
+// Cleanup's bounds; the delete is guaranteed, so past them it goes on in
+// the background until it succeeds or the client closes.
 func (l *Internals) deleteNode(ctx context.Context, node string) {
-	dctx, cancel := Cleanup(ctx)
+	dctx, cancel := Cleanup(ctx, l.c)
 	defer cancel()
 	if err := l.c.Delete(dctx, node, framework.Guaranteed(), framework.Quietly()); err != nil {
 		l.log.Info("deleting own node continues in the background", zap.String("node", node), zap.Error(err))
 	}
 }
 
-// Cleanup returns the context for clean-up after a failed or cancelled
-// acquire: a retry budget of its own (ctx's may be spent), ctx's deadline
-// and cancellation (the caller's deadline is the call's deadline), and at
-// most the clean-up timeout (5s). Clean-up that runs out of it must go on
-// in the background: guaranteed deletes do.
-func Cleanup(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(retry.WithNewBudget(ctx), cleanupTimeout)
-}
+// cleanupGrace bounds the clean-up that runs in the foreground after the
+// caller's ctx ended: one request on a live connection, which normally
+// takes a round trip.
+const cleanupGrace = time.Second
 
-// Detached is Cleanup, under its former name.
-//
-// Deprecated: use Cleanup.
-func Detached(ctx context.Context) (context.Context, context.CancelFunc) { return Cleanup(ctx) }
+// Cleanup returns the context for the clean-up (guaranteed deletes) after a
+// failed or cancelled acquire on c, with a retry budget of its own (ctx's
+// may be spent). The clean-up runs in the foreground only while it is quick,
+// so that nothing is left when the acquire returns without the caller's
+// deadline being stretched by more than a round trip:
+//   - c not connected: a context that has ended, so the deletes go to the
+//     background at once (the acquire returns at its deadline; the nodes
+//     go when the connection is back);
+//   - ctx live: ctx's deadline and cancellation, and at most the clean-up
+//     timeout (5s);
+//   - ctx ended (the usual reason for the failure): detached from ctx, at
+//     most cleanupGrace (1s).
+func Cleanup(ctx context.Context, c *framework.Client) (context.Context, context.CancelFunc) {
+	switch {
+	case c == nil || !c.State().IsConnected():
+		ended, cancel := context.WithCancel(context.Background())
+		cancel()
+		return ended, cancel
+	case ctx.Err() == nil:
+		return context.WithTimeout(retry.WithNewBudget(ctx), cleanupTimeout)
+	default:
+		return context.WithTimeout(retry.WithNewBudget(context.WithoutCancel(ctx)), cleanupGrace)
+	}
+}
 
 // Sleep waits d, or until ctx ends (its error) or the client closes
 // (framework.ErrClosed): the pause between a recipe's attempts.

@@ -59,9 +59,10 @@ func (k *Lock) reentrant() *locking.Reentrant {
 // of an RWLock holding the write lock is granted at once too (downgrade).
 // The write lock of an RWLock holding only the read lock returns
 // ErrUpgradeNotSupported at once. On failure nothing is held, no node is
-// left (it is deleted on a detached context before Acquire returns, or by a
-// guaranteed delete in the background while the connection is down) and the
-// error is never nil: ctx's error, framework.ErrClosed, or the ZooKeeper
+// left (while connected it is deleted before Acquire returns, which takes
+// one round trip after ctx ended and at most a second; while disconnected
+// Acquire returns at ctx's deadline and a guaranteed delete goes on in the
+// background) and the error is never nil: ctx's error, framework.ErrClosed, or the ZooKeeper
 // error the retry policy gave up on.
 func (k *Lock) Acquire(ctx context.Context) error { return k.reentrant().Acquire(ctx, true) }
 

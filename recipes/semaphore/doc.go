@@ -58,9 +58,11 @@
 // leases are returned. A waiting Acquire holds the same few goroutines
 // however often it is woken (one of them follows the shared count's
 // changes). A semaphore is not reentrant: every Acquire is one more lease. A failed or cancelled Acquire, AcquireN or TryAcquire leaves
-// no lease or gate node behind and never returns a nil error: nodes are
-// deleted on a detached context before it returns, guaranteed deletes keep
-// trying in the background while the connection is down, and a node whose
+// no lease or gate node behind and never returns a nil error: while
+// connected, nodes are deleted before it returns (a round trip, at most a
+// second after ctx ended), guaranteed deletes keep trying in the background
+// while the connection is down (the call still returns at ctx's deadline),
+// and a node whose
 // create was still in flight when ctx ended is found by its protected name
 // and deleted in the background. AcquireN returns the leases it took before
 // failing. TryAcquire returns ErrNoLease, never a nil Lease with a nil

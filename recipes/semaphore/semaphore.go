@@ -66,9 +66,11 @@ func (s *Semaphore) MaxLeases() int {
 }
 
 // Acquire blocks until it holds a lease or ctx ends (use a ctx deadline for
-// a timeout). On failure nothing is held, no node is left (lease and gate
-// nodes are deleted on a detached context before Acquire returns, or by a
-// guaranteed delete in the background while the connection is down; a node
+// a timeout). On failure nothing is held, no node is left (while connected,
+// lease and gate nodes are deleted before Acquire returns, which takes one
+// round trip after ctx ended and at most a second; while disconnected
+// Acquire returns at ctx's deadline and guaranteed deletes go on in the
+// background; a node
 // whose create was in flight when ctx ended is found by its protected name
 // and deleted in the background) and the error is never nil: ctx's error,
 // framework.ErrClosed, ErrLayoutMismatch, a shared count's error, or the
@@ -197,7 +199,7 @@ func (s *Semaphore) releaseAll(ctx context.Context, leases []*Lease) {
 	if len(leases) == 0 {
 		return
 	}
-	dctx, cancel := locking.Detached(ctx)
+	dctx, cancel := locking.Cleanup(ctx, s.c)
 	defer cancel()
 	for _, l := range leases {
 		if err := l.Release(dctx); err != nil {
@@ -209,7 +211,7 @@ func (s *Semaphore) releaseAll(ctx context.Context, leases []*Lease) {
 // deleteNode deletes a node of ours left by a failed acquire; the delete is
 // guaranteed, so it goes on in the background past the clean-up bound.
 func (s *Semaphore) deleteNode(ctx context.Context, node string) {
-	dctx, cancel := locking.Detached(ctx)
+	dctx, cancel := locking.Cleanup(ctx, s.c)
 	defer cancel()
 	if err := s.c.Delete(dctx, node, framework.Guaranteed(), framework.Quietly()); err != nil {
 		s.log.Info("deleting own node continues in the background", zap.String("node", node), zap.Error(err))
