@@ -11,6 +11,7 @@ import (
 	"github.com/gocurator/curator/recipes/mutex"
 	"github.com/gocurator/curator/recipes/rwlock"
 	"github.com/gocurator/curator/recipes/semaphore"
+	"github.com/gocurator/curator/recipes/shared"
 )
 
 // Methods on a nil *Lease used to panic (Err, Done, Node) while Release
@@ -29,6 +30,7 @@ func TestNilHandles(t *testing.T) {
 		(*locking.Hold)(nil),
 		(*locking.Reentrant)(nil),
 		(*locking.Internals)(nil),
+		(*shared.Count)(nil),
 	} {
 		v := reflect.ValueOf(nilHandle)
 		for i := 0; i < v.NumMethod(); i++ {

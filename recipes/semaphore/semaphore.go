@@ -16,7 +16,9 @@ import (
 // of leases are held at once, across every process that uses the path.
 // It is not reentrant: every Acquire takes one more lease, whoever calls
 // it. Methods are safe for concurrent use; the Semaphore value holds no
-// state between calls, so one per path per client is enough.
+// state between calls, so one per path per client is enough. A nil
+// *Semaphore is safe too: its acquires and Participants return
+// ErrNilHandle.
 type Semaphore struct {
 	c    *framework.Client
 	path string
@@ -55,12 +57,20 @@ func New(c *framework.Client, path string, maxLeases int, opts ...Option) *Semap
 	return s
 }
 
-// Path returns the semaphore's path.
-func (s *Semaphore) Path() string { return s.path }
+// Path returns the semaphore's path ("" for a nil Semaphore).
+func (s *Semaphore) Path() string {
+	if s == nil {
+		return ""
+	}
+	return s.path
+}
 
 // MaxLeases returns the current maximum: New's maxLeases, or the cached
-// value of the WithMaxLeasesFrom count.
+// value of the WithMaxLeasesFrom count (0 for a nil Semaphore).
 func (s *Semaphore) MaxLeases() int {
+	if s == nil {
+		return 0
+	}
 	max, _ := s.limit()
 	return max
 }
@@ -70,12 +80,14 @@ func (s *Semaphore) MaxLeases() int {
 // lease and gate nodes are deleted before Acquire returns, which takes one
 // round trip after ctx ended and at most a second; while disconnected
 // Acquire returns at ctx's deadline and guaranteed deletes go on in the
-// background; a node
-// whose create was in flight when ctx ended is found by its protected name
-// and deleted in the background) and the error is never nil: ctx's error,
+// background; a node whose create was in flight when ctx ended is found by
+// its protected name and deleted in the background) and the error is never nil: ctx's error,
 // framework.ErrClosed, ErrLayoutMismatch, a shared count's error, or the
 // ZooKeeper error the retry policy gave up on.
 func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) {
+	if s == nil {
+		return nil, ErrNilHandle
+	}
 	l, err := s.acquire(ctx, true)
 	if err != nil {
 		return nil, fmt.Errorf("semaphore %s: acquire: %w", s.path, err)
@@ -89,6 +101,9 @@ func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) {
 // nil error. In V2 mode, like Curator's acquire with a zero wait, it also
 // reports ErrNoLease while another acquirer is passing the gate.
 func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) {
+	if s == nil {
+		return nil, ErrNilHandle
+	}
 	l, err := s.acquire(ctx, false)
 	if err != nil {
 		return nil, fmt.Errorf("semaphore %s: try acquire: %w", s.path, err)
@@ -104,6 +119,9 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) {
 // two AcquireN callers can each hold part of what they need and wait for
 // each other until their contexts end: give them a deadline.
 func (s *Semaphore) AcquireN(ctx context.Context, n int) ([]*Lease, error) {
+	if s == nil {
+		return nil, ErrNilHandle
+	}
 	if err := s.check(ctx); err != nil {
 		return nil, fmt.Errorf("semaphore %s: acquire %d: %w", s.path, n, err)
 	}
@@ -131,6 +149,9 @@ func (s *Semaphore) AcquireN(ctx context.Context, n int) ([]*Lease, error) {
 // sequence order (in V2 mode only holders and the one waiter at the gate
 // have lease nodes). An absent path has none.
 func (s *Semaphore) Participants(ctx context.Context) ([]string, error) {
+	if s == nil {
+		return nil, ErrNilHandle
+	}
 	if err := s.check(ctx); err != nil {
 		return nil, fmt.Errorf("semaphore %s: participants: %w", s.path, err)
 	}

@@ -66,7 +66,15 @@ func NewCount(c *framework.Client, path string, seed int) *Count {
 }
 
 // Path returns the count's node path.
-func (n *Count) Path() string { return n.path }
+func (n *Count) Path() string {
+	if n == nil {
+		return ""
+	}
+	return n.path
+}
+
+// closedChan is what Watch of a nil Count returns: nothing to wait for.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // Start creates the node with the seed if it is missing, reads the value
 // and keeps watching it, so that Value, Watch and Listen follow every
@@ -75,6 +83,9 @@ func (n *Count) Path() string { return n.path }
 // after Close it returns ErrClosed. The watch lives until Close, or until
 // the client is closed.
 func (n *Count) Start(ctx context.Context) error {
+	if n == nil {
+		return ErrNilHandle
+	}
 	if n.err != nil {
 		return n.wrap("start", n.err)
 	}
@@ -132,6 +143,9 @@ func (n *Count) startedOrClosed() (bool, error) {
 // called from a listener. The node stays. Close is idempotent; Get, Set and
 // TrySet keep working after it.
 func (n *Count) Close() error {
+	if n == nil {
+		return nil
+	}
 	n.mu.Lock()
 	n.closed = true
 	cancel := n.cancel
@@ -147,6 +161,9 @@ func (n *Count) Close() error {
 // Get reads the count from ZooKeeper, creating the node with the seed if it
 // is missing.
 func (n *Count) Get(ctx context.Context) (int, error) {
+	if n == nil {
+		return 0, ErrNilHandle
+	}
 	v, err := n.GetVersioned(ctx)
 	return v.Value, err
 }
@@ -154,6 +171,9 @@ func (n *Count) Get(ctx context.Context) (int, error) {
 // GetVersioned reads the count and its version from ZooKeeper, creating the
 // node with the seed if it is missing. Pass the result to TrySet.
 func (n *Count) GetVersioned(ctx context.Context) (VersionedValue, error) {
+	if n == nil {
+		return VersionedValue{}, ErrNilHandle
+	}
 	if n.err != nil {
 		return VersionedValue{}, n.wrap("get", n.err)
 	}
@@ -168,6 +188,9 @@ func (n *Count) GetVersioned(ctx context.Context) (VersionedValue, error) {
 // Set writes v whatever the current value (Curator's setCount), creating
 // the node if it is missing. v must fit an int32 (ErrOutOfRange).
 func (n *Count) Set(ctx context.Context, v int) error {
+	if n == nil {
+		return ErrNilHandle
+	}
 	if n.err != nil {
 		return n.wrap("set", n.err)
 	}
@@ -205,6 +228,9 @@ func (n *Count) Set(ctx context.Context, v int) error {
 // GetVersioned, Versioned or Watch; a negative version never matches. v
 // must fit an int32 (ErrOutOfRange).
 func (n *Count) TrySet(ctx context.Context, prev VersionedValue, v int) (bool, error) {
+	if n == nil {
+		return false, ErrNilHandle
+	}
 	if n.err != nil {
 		return false, n.wrap("trySet", n.err)
 	}
@@ -235,6 +261,9 @@ func (n *Count) Value() int { return n.Versioned().Value }
 // Versioned returns the cached count with its version (-1 before anything
 // was read).
 func (n *Count) Versioned() VersionedValue {
+	if n == nil {
+		return VersionedValue{}
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.cur
@@ -244,6 +273,9 @@ func (n *Count) Versioned() VersionedValue {
 // cached count next changes, both taken at one instant, so a change between
 // reading the value and waiting on the channel is never missed.
 func (n *Count) Watch() (VersionedValue, <-chan struct{}) {
+	if n == nil {
+		return VersionedValue{}, closedChan
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.cur, n.changed
@@ -255,6 +287,9 @@ func (n *Count) Watch() (VersionedValue, <-chan struct{}) {
 // quick succession may be seen only as the last of them. cancel stops
 // further calls and does not block; Close stops all listeners.
 func (n *Count) Listen(fn func(v int)) (cancel func()) {
+	if n == nil {
+		return func() {}
+	}
 	return n.subs.Add(fn)
 }
 

@@ -21,4 +21,8 @@ var (
 	// ErrInvalidPath is returned for a path ZooKeeper would reject, or the
 	// root.
 	ErrInvalidPath = locking.ErrInvalidPath
+	// ErrNilHandle is returned by the calls of a nil *Count that read or
+	// write the node; a nil Count's Value is 0, its Watch channel is
+	// closed, Listen and Close do nothing (see locking.ErrNilHandle).
+	ErrNilHandle = locking.ErrNilHandle
 )
