@@ -7,7 +7,8 @@ import (
 )
 
 // TestChaosShort is the regular suite's share of the chaos run: two minutes
-// of faults, every kind at least once, no violation.
+// of faults, silent partitions included, on both workloads (standard and
+// session error policy), and no violation.
 func TestChaosShort(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
@@ -25,11 +26,15 @@ func TestChaosShort(t *testing.T) {
 	for _, v := range rep.Violations {
 		t.Errorf("violation: %v", v)
 	}
-	if rep.Acquisitions[RecipeMutex] == 0 || rep.Acquisitions[RecipeSemaphore] == 0 ||
-		rep.Acquisitions[RecipeRead] == 0 || rep.Acquisitions[RecipeWrite] == 0 {
-		t.Errorf("a recipe made no progress: %v", rep.Acquisitions)
+	for _, r := range recipes {
+		if rep.Acquisitions[r] == 0 {
+			t.Errorf("%s made no progress: %v", r, rep.Acquisitions)
+		}
 	}
-	if rep.WritesAccepted[RecipeMutex] == 0 || rep.WritesAccepted[RecipeWrite] == 0 {
+	if rep.WritesAccepted[RecipeMutex] == 0 || rep.WritesAccepted[RecipeLongMutex] == 0 || rep.WritesAccepted[RecipeWrite] == 0 {
 		t.Errorf("no fenced writes accepted: %v", rep.WritesAccepted)
+	}
+	if rep.Faults[FaultSilentShort]+rep.Faults[FaultSilentLong] == 0 {
+		t.Errorf("no silent partition in the schedule: %v", rep.Faults)
 	}
 }

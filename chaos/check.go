@@ -18,27 +18,160 @@ const (
 
 // Violation is one broken guarantee.
 type Violation struct {
-	Kind   string
-	At     time.Duration // since the run's start
-	Detail string
+	Kind     string
+	Workload string        // "" when not tied to one
+	At       time.Duration // since the run's start
+	Overlap  time.Duration // for a mutex overlap: how long two holders both believed they held
+	Detail   string
 }
 
 func (v Violation) String() string {
-	return fmt.Sprintf("%s at %v: %s", v.Kind, v.At.Round(time.Millisecond), v.Detail)
+	w := ""
+	if v.Workload != "" {
+		w = " [" + v.Workload + "]"
+	}
+	return fmt.Sprintf("%s%s at %v: %s", v.Kind, w, v.At.Round(time.Millisecond), v.Detail)
 }
 
-// Check judges h: mutual exclusion on the recorded intervals, fencing order
-// of the accepted writes, and progress (a mutex acquisition starts within
-// bound of every fault's heal). It does no I/O.
+// Check judges h: mutual exclusion on the recorded intervals (each lock on
+// its own), fencing order of the accepted writes (each resource on its own),
+// and progress (in every workload, a mutex acquisition starts within bound of
+// every fault's heal). It does no I/O.
+//
+// Mutual exclusion is judged on what the holders believed, not on what the
+// servers accepted: any two holds of a mutex by different holders whose
+// intervals overlap in wall-clock time are a violation, whether or not
+// fencing kept the stale holder's writes out.
 func Check(h History, bound time.Duration) []Violation {
 	var vs []Violation
-	vs = append(vs, checkLimit(h, RecipeMutex, 1, ViolationMutex)...)
-	vs = append(vs, checkLimit(h, RecipeSemaphore, 2, ViolationSemaphore)...)
-	vs = append(vs, checkRW(h)...)
-	vs = append(vs, checkFencing(h, RecipeMutex)...)
-	vs = append(vs, checkFencing(h, RecipeWrite)...)
+	for _, g := range lockGroups(h) {
+		switch g.class {
+		case RecipeMutex, RecipeLongMutex:
+			vs = append(vs, checkExclusive(h, g.ivs)...)
+		case RecipeSemaphore:
+			vs = append(vs, checkLimit(h, g.ivs, 2, ViolationSemaphore)...)
+		case classRW:
+			vs = append(vs, checkRW(h, g.ivs)...)
+		}
+	}
+	for _, g := range writeGroups(h) {
+		vs = append(vs, checkFencing(g)...)
+	}
 	vs = append(vs, checkProgress(h, bound)...)
 	return vs
+}
+
+// classRW groups the read and write holds of one read/write lock.
+const classRW = "rwlock"
+
+type lockGroup struct {
+	class string
+	ivs   []*Interval
+}
+
+// lockGroups splits h's intervals by lock: workload, path and kind of lock.
+func lockGroups(h History) []lockGroup {
+	type key struct{ workload, lock, class string }
+	idx := map[key]int{}
+	var keys []key
+	var groups []lockGroup
+	for i := range h.Intervals {
+		iv := &h.Intervals[i]
+		class := iv.Recipe
+		if class == RecipeRead || class == RecipeWrite {
+			class = classRW
+		}
+		k := key{iv.Workload, iv.Lock, class}
+		j, ok := idx[k]
+		if !ok {
+			j = len(groups)
+			idx[k] = j
+			keys = append(keys, k)
+			groups = append(groups, lockGroup{class: class})
+		}
+		groups[j].ivs = append(groups[j].ivs, iv)
+	}
+	order := make([]int, len(groups))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool {
+		ka, kb := keys[order[a]], keys[order[b]]
+		if ka.workload != kb.workload {
+			return ka.workload < kb.workload
+		}
+		if ka.lock != kb.lock {
+			return ka.lock < kb.lock
+		}
+		return ka.class < kb.class
+	})
+	sorted := make([]lockGroup, len(groups))
+	for i, j := range order {
+		sorted[i] = groups[j]
+	}
+	return sorted
+}
+
+// end is iv's end, never before its start.
+func end(iv *Interval) time.Time {
+	if iv.End.Before(iv.Start) {
+		return iv.Start
+	}
+	return iv.End
+}
+
+// checkExclusive reports every two holds by different holders that overlap:
+// a hold that ends at the instant the next starts does not.
+func checkExclusive(h History, ivs []*Interval) []Violation {
+	sorted := append([]*Interval(nil), ivs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Start.Before(sorted[j].Start) })
+	var vs []Violation
+	var open []*Interval
+	for _, b := range sorted {
+		kept := open[:0]
+		for _, a := range open {
+			if end(a).After(b.Start) {
+				kept = append(kept, a)
+			}
+		}
+		open = kept
+		for _, a := range open {
+			if a.Holder == b.Holder {
+				continue
+			}
+			until := end(a)
+			if end(b).Before(until) {
+				until = end(b)
+			}
+			overlap := until.Sub(b.Start)
+			if overlap <= 0 {
+				continue
+			}
+			vs = append(vs, Violation{
+				Kind:     ViolationMutex,
+				Workload: b.Workload,
+				At:       b.Start.Sub(h.Start),
+				Overlap:  overlap,
+				Detail: fmt.Sprintf("%s %s: %s held %v-%v, %s from %v: both believed they held for %v",
+					b.Recipe, b.Lock, describe(a), a.Start.Sub(h.Start).Round(time.Millisecond),
+					end(a).Sub(h.Start).Round(time.Millisecond), describe(b),
+					b.Start.Sub(h.Start).Round(time.Millisecond), overlap.Round(time.Millisecond)),
+			})
+		}
+		open = append(open, b)
+	}
+	return vs
+}
+
+// describe names a hold's holder, client and token, and whether Done ended it.
+func describe(iv *Interval) string {
+	s := fmt.Sprintf("%s (client %d, token %d", iv.Holder, iv.Client, iv.Token)
+	if iv.Lost {
+		s += ", ended by Done"
+	} else {
+		s += ", released"
+	}
+	return s + ")"
 }
 
 type event struct {
@@ -47,22 +180,12 @@ type event struct {
 	iv    *Interval
 }
 
-// events returns the starts and ends of the intervals of the given recipes in
-// time order; at equal times ends come first, so touching holds do not
-// overlap.
-func events(h History, recipes ...string) []event {
+// events returns the starts and ends of ivs in time order; at equal times
+// ends come first, so touching holds do not overlap.
+func events(ivs []*Interval) []event {
 	var evs []event
-	for i := range h.Intervals {
-		iv := &h.Intervals[i]
-		for _, r := range recipes {
-			if iv.Recipe == r {
-				end := iv.End
-				if end.Before(iv.Start) {
-					end = iv.Start
-				}
-				evs = append(evs, event{iv.Start, true, iv}, event{end, false, iv})
-			}
-		}
+	for _, iv := range ivs {
+		evs = append(evs, event{iv.Start, true, iv}, event{end(iv), false, iv})
 	}
 	sort.SliceStable(evs, func(i, j int) bool {
 		if !evs[i].at.Equal(evs[j].at) {
@@ -82,28 +205,29 @@ func holders(open map[*Interval]bool) []string {
 	return hs
 }
 
-func checkLimit(h History, recipe string, limit int, kind string) []Violation {
+func checkLimit(h History, ivs []*Interval, limit int, kind string) []Violation {
 	var vs []Violation
 	open := map[*Interval]bool{}
-	for _, e := range events(h, recipe) {
+	for _, e := range events(ivs) {
 		if !e.start {
 			delete(open, e.iv)
 			continue
 		}
 		open[e.iv] = true
 		if len(open) > limit {
-			vs = append(vs, Violation{kind, e.at.Sub(h.Start),
-				fmt.Sprintf("%d holders at once (max %d): %v", len(open), limit, holders(open))})
+			vs = append(vs, Violation{Kind: kind, Workload: e.iv.Workload, At: e.at.Sub(h.Start),
+				Detail: fmt.Sprintf("%s %s: %d holders at once (max %d): %v",
+					e.iv.Recipe, e.iv.Lock, len(open), limit, holders(open))})
 		}
 	}
 	return vs
 }
 
-func checkRW(h History) []Violation {
+func checkRW(h History, ivs []*Interval) []Violation {
 	var vs []Violation
 	open := map[*Interval]bool{}
 	readers, writers := 0, 0
-	for _, e := range events(h, RecipeRead, RecipeWrite) {
+	for _, e := range events(ivs) {
 		d := 1
 		if !e.start {
 			d = -1
@@ -119,60 +243,120 @@ func checkRW(h History) []Violation {
 		}
 		open[e.iv] = true
 		if writers > 1 || (writers == 1 && readers > 0) {
-			vs = append(vs, Violation{ViolationRWLock, e.at.Sub(h.Start),
-				fmt.Sprintf("%d writers and %d readers at once: %v", writers, readers, holders(open))})
+			vs = append(vs, Violation{Kind: ViolationRWLock, Workload: e.iv.Workload, At: e.at.Sub(h.Start),
+				Detail: fmt.Sprintf("%s: %d writers and %d readers at once: %v",
+					e.iv.Lock, writers, readers, holders(open))})
 		}
 	}
 	return vs
 }
 
-func checkFencing(h History, recipe string) []Violation {
-	var ws []Write
+// fencedRecipes are the recipes whose writes must carry increasing tokens.
+// The semaphore's writes are fenced by the lease's node but not ordered:
+// two leases hold at once.
+var fencedRecipes = map[string]bool{RecipeMutex: true, RecipeLongMutex: true, RecipeWrite: true}
+
+// writeGroups splits the fenced writes by workload, recipe and resource.
+func writeGroups(h History) [][]Write {
+	type key struct{ workload, recipe, resource string }
+	idx := map[key]int{}
+	var groups [][]Write
 	for _, w := range h.Writes {
-		if w.Recipe == recipe {
-			ws = append(ws, w)
+		if !fencedRecipes[w.Recipe] {
+			continue
 		}
+		k := key{w.Workload, w.Recipe, w.Resource}
+		j, ok := idx[k]
+		if !ok {
+			j = len(groups)
+			idx[k] = j
+			groups = append(groups, nil)
+		}
+		groups[j] = append(groups[j], w)
 	}
+	sort.SliceStable(groups, func(a, b int) bool {
+		ka, kb := groups[a][0], groups[b][0]
+		if ka.Workload != kb.Workload {
+			return ka.Workload < kb.Workload
+		}
+		if ka.Recipe != kb.Recipe {
+			return ka.Recipe < kb.Recipe
+		}
+		return ka.Resource < kb.Resource
+	})
+	return groups
+}
+
+func checkFencing(ws []Write) []Violation {
+	ws = append([]Write(nil), ws...)
 	sort.Slice(ws, func(i, j int) bool { return ws[i].Version < ws[j].Version })
 	var vs []Violation
 	for i := 1; i < len(ws); i++ {
 		if ws[i].Token <= ws[i-1].Token {
-			vs = append(vs, Violation{ViolationFencing, 0,
-				fmt.Sprintf("%s: version %d token %d (%s) after version %d token %d (%s)", recipe,
-					ws[i].Version, ws[i].Token, ws[i].Holder, ws[i-1].Version, ws[i-1].Token, ws[i-1].Holder)})
+			vs = append(vs, Violation{Kind: ViolationFencing, Workload: ws[i].Workload,
+				Detail: fmt.Sprintf("%s %s: version %d token %d (%s) after version %d token %d (%s)",
+					ws[i].Recipe, ws[i].Resource, ws[i].Version, ws[i].Token, ws[i].Holder,
+					ws[i-1].Version, ws[i-1].Token, ws[i-1].Holder)})
 		}
 	}
 	return vs
 }
 
-// Recovery is how long the mutex took to be acquired again after a fault
-// healed; Acquired is false when it was not acquired before the run ended.
+// Recovery is how long a workload's mutex took to be acquired again after a
+// fault healed; Acquired is false when it was not acquired before the run
+// ended.
 type Recovery struct {
 	Fault    Fault
+	Workload string
 	Acquired bool
 	After    time.Duration
 }
 
-// Recoveries returns, for every fault of h, the time from its heal to the
-// start of the next mutex acquisition.
+// workloads returns h's workloads: those it names, else those its
+// intervals carry.
+func workloads(h History) []string {
+	seen := map[string]bool{}
+	var ws []string
+	add := func(w string) {
+		if !seen[w] {
+			seen[w] = true
+			ws = append(ws, w)
+		}
+	}
+	for _, w := range h.Workloads {
+		add(w)
+	}
+	if len(ws) == 0 {
+		for _, iv := range h.Intervals {
+			add(iv.Workload)
+		}
+		sort.Strings(ws)
+	}
+	return ws
+}
+
+// Recoveries returns, for every fault of h and every workload, the time from
+// the fault's heal to the start of the workload's next mutex acquisition.
 func Recoveries(h History) []Recovery {
-	starts := mutexStarts(h)
 	var rs []Recovery
 	for _, f := range h.Faults {
-		i := sort.Search(len(starts), func(i int) bool { return !starts[i].Before(f.Heal) })
-		r := Recovery{Fault: f}
-		if i < len(starts) {
-			r.Acquired, r.After = true, starts[i].Sub(f.Heal)
+		for _, w := range workloads(h) {
+			starts := mutexStarts(h, w)
+			i := sort.Search(len(starts), func(i int) bool { return !starts[i].Before(f.Heal) })
+			r := Recovery{Fault: f, Workload: w}
+			if i < len(starts) {
+				r.Acquired, r.After = true, starts[i].Sub(f.Heal)
+			}
+			rs = append(rs, r)
 		}
-		rs = append(rs, r)
 	}
 	return rs
 }
 
-func mutexStarts(h History) []time.Time {
+func mutexStarts(h History, workload string) []time.Time {
 	var starts []time.Time
 	for _, iv := range h.Intervals {
-		if iv.Recipe == RecipeMutex {
+		if iv.Recipe == RecipeMutex && iv.Workload == workload {
 			starts = append(starts, iv.Start)
 		}
 	}
@@ -180,17 +364,20 @@ func mutexStarts(h History) []time.Time {
 	return starts
 }
 
-// LongestStall returns the longest time between mutex acquisitions (counting
-// the run's start and end).
+// LongestStall returns the longest time between acquisitions of a
+// workload's mutex (counting the run's start and end), the longest of all
+// workloads.
 func LongestStall(h History) time.Duration {
-	prev := h.Start
 	var longest time.Duration
-	for _, s := range append(mutexStarts(h), h.End) {
-		if d := s.Sub(prev); d > longest {
-			longest = d
-		}
-		if s.After(prev) {
-			prev = s
+	for _, w := range workloads(h) {
+		prev := h.Start
+		for _, s := range append(mutexStarts(h, w), h.End) {
+			if d := s.Sub(prev); d > longest {
+				longest = d
+			}
+			if s.After(prev) {
+				prev = s
+			}
 		}
 	}
 	return longest
@@ -201,12 +388,12 @@ func checkProgress(h History, bound time.Duration) []Violation {
 	for _, r := range Recoveries(h) {
 		switch {
 		case r.Acquired && r.After > bound:
-			vs = append(vs, Violation{ViolationProgress, r.Fault.Heal.Sub(h.Start),
-				fmt.Sprintf("after %s (%s): first mutex acquisition %v after heal (bound %v)",
+			vs = append(vs, Violation{Kind: ViolationProgress, Workload: r.Workload, At: r.Fault.Heal.Sub(h.Start),
+				Detail: fmt.Sprintf("after %s (%s): first mutex acquisition %v after heal (bound %v)",
 					r.Fault.Kind, r.Fault.Detail, r.After.Round(time.Millisecond), bound)})
 		case !r.Acquired && h.End.Sub(r.Fault.Heal) > bound:
-			vs = append(vs, Violation{ViolationProgress, r.Fault.Heal.Sub(h.Start),
-				fmt.Sprintf("after %s (%s): no mutex acquisition in the %v to the end (bound %v)",
+			vs = append(vs, Violation{Kind: ViolationProgress, Workload: r.Workload, At: r.Fault.Heal.Sub(h.Start),
+				Detail: fmt.Sprintf("after %s (%s): no mutex acquisition in the %v to the end (bound %v)",
 					r.Fault.Kind, r.Fault.Detail, h.End.Sub(r.Fault.Heal).Round(time.Millisecond), bound)})
 		}
 	}

@@ -118,3 +118,94 @@ func TestLongestStallAndRecoveries(t *testing.T) {
 		t.Errorf("Recoveries = %+v, want one of 2s", rs)
 	}
 }
+
+// Two holds of one mutex by holders on different clients that overlap are
+// reported as a pair, with how long both believed they held.
+func TestCheckReportsOverlappingPairs(t *testing.T) {
+	h := History{Start: at(0), End: at(10_000), Intervals: []Interval{
+		{Workload: WorkloadSession, Recipe: RecipeLongMutex, Lock: "/l", Client: 1, Holder: "c1-long",
+			Start: at(0), End: at(5_000), Token: 10, Lost: true},
+		{Workload: WorkloadSession, Recipe: RecipeLongMutex, Lock: "/l", Client: 2, Holder: "c2-long",
+			Start: at(3_200), End: at(3_700), Token: 12},
+		{Workload: WorkloadSession, Recipe: RecipeLongMutex, Lock: "/l", Client: 3, Holder: "c3-long",
+			Start: at(3_700), End: at(8_000), Token: 14},
+		// Another lock, another workload: not judged with /l.
+		{Workload: WorkloadStandard, Recipe: RecipeLongMutex, Lock: "/m", Client: 4, Holder: "c4-long",
+			Start: at(1_000), End: at(2_000), Token: 3},
+	}}
+	vs := Check(h, time.Hour)
+	if len(vs) != 2 {
+		t.Fatalf("violations %v, want c1 with c2 and c1 with c3", vs)
+	}
+	want := []time.Duration{500 * time.Millisecond, 1300 * time.Millisecond}
+	for i, v := range vs {
+		if v.Kind != ViolationMutex || v.Workload != WorkloadSession || v.Overlap != want[i] {
+			t.Errorf("violation %d = %+v, want a %s overlap of %v in %s", i, v, ViolationMutex, want[i], WorkloadSession)
+		}
+	}
+	o := overlaps(vs)[WorkloadSession]
+	if o.Count != 2 || o.Longest != 1300*time.Millisecond || o.Total != 1800*time.Millisecond {
+		t.Errorf("overlap stats %+v", o)
+	}
+	t.Log(vs)
+}
+
+func TestCheckGroups(t *testing.T) {
+	tests := []struct {
+		name string
+		h    History
+		want string // violation kind; "" for none
+	}{
+		{"one holder's successive holds may touch", History{Intervals: []Interval{
+			{Recipe: RecipeMutex, Lock: "/a", Holder: "x", Start: at(0), End: at(100)},
+			{Recipe: RecipeMutex, Lock: "/a", Holder: "x", Start: at(100), End: at(200)},
+		}}, ""},
+		{"two handles on one client are two owners", History{Intervals: []Interval{
+			{Recipe: RecipeMutex, Lock: "/a", Client: 1, Holder: "c1-mutex-a", Start: at(0), End: at(100)},
+			{Recipe: RecipeMutex, Lock: "/a", Client: 1, Holder: "c1-mutex-b", Start: at(50), End: at(200)},
+		}}, ViolationMutex},
+		{"different locks may be held at once", History{Intervals: []Interval{
+			{Recipe: RecipeMutex, Lock: "/a", Holder: "x", Start: at(0), End: at(100)},
+			{Recipe: RecipeMutex, Lock: "/b", Holder: "y", Start: at(0), End: at(100)},
+		}}, ""},
+		{"same path in two workloads are two locks", History{Intervals: []Interval{
+			{Workload: WorkloadStandard, Recipe: RecipeWrite, Lock: "/rw", Holder: "x", Start: at(0), End: at(100)},
+			{Workload: WorkloadSession, Recipe: RecipeWrite, Lock: "/rw", Holder: "y", Start: at(0), End: at(100)},
+		}}, ""},
+		{"fencing is per resource", History{Writes: []Write{
+			{Recipe: RecipeLongMutex, Resource: "/r1", Version: 1, Token: 20},
+			{Recipe: RecipeLongMutex, Resource: "/r2", Version: 2, Token: 10},
+		}}, ""},
+		{"long-mutex tokens go backwards", History{Writes: []Write{
+			{Recipe: RecipeLongMutex, Resource: "/r1", Version: 1, Token: 20},
+			{Recipe: RecipeLongMutex, Resource: "/r1", Version: 2, Token: 10},
+		}}, ViolationFencing},
+		{"a workload without progress is caught beside one with", History{
+			Start: at(0), End: at(20_000), Workloads: []string{WorkloadStandard, WorkloadSession},
+			Intervals: []Interval{
+				{Workload: WorkloadStandard, Recipe: RecipeMutex, Holder: "x", Start: at(3_000), End: at(3_100)},
+				{Workload: WorkloadSession, Recipe: RecipeMutex, Holder: "y", Start: at(500), End: at(600)},
+			},
+			Faults: []Fault{{Kind: FaultSilentLong, Start: at(1_000), Heal: at(2_000)}},
+		}, ViolationProgress},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vs := Check(tt.h, 4*time.Second)
+			if tt.want == "" {
+				if len(vs) != 0 {
+					t.Fatalf("violations: %v", vs)
+				}
+				return
+			}
+			if len(vs) == 0 {
+				t.Fatalf("no violation, want %s", tt.want)
+			}
+			for _, v := range vs {
+				if v.Kind != tt.want {
+					t.Errorf("violation %v, want only %s", v, tt.want)
+				}
+			}
+		})
+	}
+}

@@ -15,8 +15,8 @@ type Config struct {
 	// SessionTimeout asked by every client (default 4s). The progress bound
 	// is twice this.
 	SessionTimeout time.Duration
-	// Clients is the number of clients (default 6), each with its own proxy
-	// to every server.
+	// Clients is the number of clients of each workload (default 3), each
+	// with its own proxy to every server.
 	Clients int
 	// Logf receives progress lines (default: none). It must be safe for
 	// concurrent use.
@@ -26,7 +26,7 @@ type Config struct {
 const (
 	defaultDuration       = 30 * time.Minute
 	defaultSessionTimeout = 4 * time.Second
-	defaultClients        = 6
+	defaultClients        = 3
 )
 
 func (c Config) withDefaults() (Config, error) {

@@ -21,22 +21,27 @@ const (
 	FaultCutLong         = "cut-long"
 	FaultLostReply       = "lost-reply"
 	FaultEnsembleRestart = "ensemble-restart"
+	FaultSilentShort     = "silent-short"
+	FaultSilentLong      = "silent-long"
 )
 
 // FaultKinds lists every fault kind, in the order of the schedule's rounds
 // before shuffling.
 var FaultKinds = []string{
 	FaultKillLeader, FaultKillFollower, FaultRestartServer, FaultCutShort,
-	FaultCutLong, FaultLostReply, FaultEnsembleRestart,
+	FaultCutLong, FaultLostReply, FaultEnsembleRestart, FaultSilentShort,
+	FaultSilentLong,
 }
 
 // injector injects one fault at a time and heals it.
 type injector struct {
-	ens     *zktest.Ensemble
-	proxies [][]*zktest.Proxy // [client][server]
-	clients []*framework.Client
-	rng     *rand.Rand
-	st      time.Duration
+	ens       *zktest.Ensemble
+	proxies   [][]*zktest.Proxy // [client][server]
+	clients   []*framework.Client
+	workloads []string // of each client
+	rec       *recorder
+	rng       *rand.Rand
+	st        time.Duration
 
 	mu    sync.Mutex
 	armed []<-chan struct{} // lost-reply faults armed
@@ -67,6 +72,11 @@ func (in *injector) inject(kind string) (Fault, error) {
 		in.cut(&f, 2*in.st)
 	case FaultLostReply:
 		in.lostReply(&f)
+	case FaultSilentShort:
+		in.silent(&f, in.rng.Intn(len(in.proxies)), "", in.st/2)
+	case FaultSilentLong:
+		i, how := in.freshLongHolder()
+		in.silent(&f, i, how, 2*in.st)
 	case FaultEnsembleRestart:
 		f.Detail = "all servers"
 		err = in.restartAll()
@@ -123,13 +133,49 @@ func (in *injector) killFollower(f *Fault) error {
 
 func (in *injector) cut(f *Fault, d time.Duration) {
 	i := in.rng.Intn(len(in.proxies))
-	f.Detail = fmt.Sprintf("client %d for %v", i, d)
+	f.Detail = fmt.Sprintf("client %d (%s) for %v", i, in.workloads[i], d)
 	for _, p := range in.proxies[i] {
 		p.Cut()
 	}
 	time.Sleep(d)
 	for _, p := range in.proxies[i] {
 		p.Restore()
+	}
+}
+
+// silent partitions client i silently (BlackHole on all its proxies) for d,
+// then restores it. The restore closes the connections that lost bytes.
+func (in *injector) silent(f *Fault, i int, how string, d time.Duration) {
+	if how != "" {
+		how = ", " + how
+	}
+	f.Detail = fmt.Sprintf("client %d (%s%s) for %v", i, in.workloads[i], how, d)
+	f.Start = time.Now() // not counting the wait for a fresh holder
+	for _, p := range in.proxies[i] {
+		p.BlackHole()
+	}
+	time.Sleep(d)
+	for _, p := range in.proxies[i] {
+		p.Restore()
+	}
+}
+
+// freshLongHolder picks a workload and waits, at most a few session
+// timeouts, for the next acquisition of its long mutex, returning the
+// client that made it: a silent partition that starts with a long hold
+// outlasts the holder's session while the holder still plans to hold, the
+// case in which a late Done lets two holders believe at once. Without an
+// acquisition in time it returns a random client.
+func (in *injector) freshLongHolder() (int, string) {
+	w := Workloads[in.rng.Intn(len(Workloads))]
+	random := in.rng.Intn(len(in.proxies))
+	t := time.NewTimer(4 * in.st)
+	defer t.Stop()
+	select {
+	case c := <-in.rec.nextHolder(pathsOf(w).long):
+		return c, "fresh long-mutex holder"
+	case <-t.C:
+		return random, "no fresh " + w + " long-mutex holder"
 	}
 }
 
@@ -174,9 +220,9 @@ func (in *injector) lostReply(f *Fault) {
 	defer t.Stop()
 	select {
 	case <-fired:
-		f.Detail = fmt.Sprintf("client %d, fired", i)
+		f.Detail = fmt.Sprintf("client %d (%s), fired", i, in.workloads[i])
 	case <-t.C:
-		f.Detail = fmt.Sprintf("client %d, not fired yet", i)
+		f.Detail = fmt.Sprintf("client %d (%s), not fired yet", i, in.workloads[i])
 	}
 	close(stop)
 	wg.Wait()

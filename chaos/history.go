@@ -5,29 +5,46 @@ import "time"
 // Recipe names, used in intervals, writes and reports.
 const (
 	RecipeMutex     = "mutex"
+	RecipeLongMutex = "long-mutex" // a mutex held for about a session timeout, like a leader's
 	RecipeSemaphore = "semaphore"
 	RecipeRead      = "read"
 	RecipeWrite     = "write"
 )
 
+// Workloads: the same recipes on their own paths, by clients with the
+// standard error policy (Suspended ends a hold) or the session policy (only
+// Lost does).
+const (
+	WorkloadStandard = "standard"
+	WorkloadSession  = "session"
+)
+
+// Workloads lists the workloads of a run.
+var Workloads = []string{WorkloadStandard, WorkloadSession}
+
 // Interval is one hold as its holder believed it: from Acquire's return to
 // the earlier of the Release call and the moment Done was seen closed.
 type Interval struct {
-	Recipe string
-	Holder string
-	Start  time.Time
-	End    time.Time
-	Token  int64
-	Lost   bool // Done closed before Release was called
+	Workload string
+	Recipe   string
+	Lock     string // the lock's path: holds of one lock are judged together
+	Client   int
+	Holder   string
+	Start    time.Time
+	End      time.Time
+	Token    int64
+	Lost     bool // Done closed before Release was called
 }
 
 // Write is one fenced write the server accepted: the resource node's new
 // version and the token written.
 type Write struct {
-	Recipe  string
-	Holder  string
-	Version int32
-	Token   int64
+	Workload string
+	Recipe   string
+	Resource string // the node written: versions are per resource
+	Holder   string
+	Version  int32
+	Token    int64
 }
 
 // Fault is one injected fault: what, when it began and when it was healed.
@@ -42,6 +59,7 @@ type Fault struct {
 type History struct {
 	Start     time.Time
 	End       time.Time // workers stopped
+	Workloads []string  // progress is judged for each; empty: those of Intervals
 	Intervals []Interval
 	Writes    []Write
 	Faults    []Fault

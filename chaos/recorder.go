@@ -13,16 +13,19 @@ type recorder struct {
 	failed    map[string]int
 	accepted  map[string]int
 	rejected  map[string]int
-	lastMutex time.Time
+	lastMutex map[string]time.Time  // by workload
+	next      map[string][]chan int // lock path -> waiting for its next holder
 }
 
-func newRecorder(start time.Time) *recorder {
+func newRecorder(start time.Time, workloads ...string) *recorder {
 	return &recorder{
-		h:        History{Start: start},
-		acquired: map[string]int{},
-		failed:   map[string]int{},
-		accepted: map[string]int{},
-		rejected: map[string]int{},
+		h:         History{Start: start, Workloads: workloads},
+		acquired:  map[string]int{},
+		failed:    map[string]int{},
+		accepted:  map[string]int{},
+		rejected:  map[string]int{},
+		lastMutex: map[string]time.Time{},
+		next:      map[string][]chan int{},
 	}
 }
 
@@ -32,30 +35,65 @@ func (r *recorder) acquireFailed(recipe string) {
 	r.failed[recipe]++
 }
 
+// acquiredAt records a hold's start as soon as Acquire returns, so the
+// fault loop can wait for progress without waiting for the release, and
+// can aim a fault at a fresh holder.
+func (r *recorder) acquiredAt(iv Interval) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if iv.Recipe == RecipeMutex && iv.Start.After(r.lastMutex[iv.Workload]) {
+		r.lastMutex[iv.Workload] = iv.Start
+	}
+	for _, ch := range r.next[iv.Lock] {
+		ch <- iv.Client
+	}
+	delete(r.next, iv.Lock)
+}
+
+// nextHolder returns a channel that receives the client of lock's next
+// acquisition.
+func (r *recorder) nextHolder(lock string) <-chan int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ch := make(chan int, 1)
+	r.next[lock] = append(r.next[lock], ch)
+	return ch
+}
+
 func (r *recorder) hold(iv Interval) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.acquired[iv.Recipe]++
 	r.h.Intervals = append(r.h.Intervals, iv)
-	if iv.Recipe == RecipeMutex && iv.Start.After(r.lastMutex) {
-		r.lastMutex = iv.Start
+	if iv.Recipe == RecipeMutex && iv.Start.After(r.lastMutex[iv.Workload]) {
+		r.lastMutex[iv.Workload] = iv.Start
 	}
 }
 
-// mutexAcquired records an acquisition's start as soon as Acquire returns,
-// so the fault loop can wait for progress without waiting for the release.
-func (r *recorder) mutexAcquired(at time.Time) {
+// mutexProgressSince reports whether every workload's mutex was acquired at
+// or after t.
+func (r *recorder) mutexProgressSince(t time.Time) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if at.After(r.lastMutex) {
-		r.lastMutex = at
+	for _, w := range r.h.Workloads {
+		if r.lastMutex[w].Before(t) {
+			return false
+		}
 	}
+	return true
 }
 
+// lastMutexStart returns the latest start of a mutex hold in any workload.
 func (r *recorder) lastMutexStart() time.Time {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.lastMutex
+	var last time.Time
+	for _, t := range r.lastMutex {
+		if t.After(last) {
+			last = t
+		}
+	}
+	return last
 }
 
 func (r *recorder) write(w Write, err error) {
@@ -80,6 +118,7 @@ func (r *recorder) history(end time.Time) History {
 	defer r.mu.Unlock()
 	h := r.h
 	h.End = end
+	h.Workloads = append([]string(nil), r.h.Workloads...)
 	h.Intervals = append([]Interval(nil), r.h.Intervals...)
 	h.Writes = append([]Write(nil), r.h.Writes...)
 	h.Faults = append([]Fault(nil), r.h.Faults...)

@@ -24,11 +24,23 @@ type Report struct {
 	LostRepliesArmed int
 	LostRepliesFired int
 
-	LongestStall time.Duration // longest gap between mutex acquisitions
-	Recoveries   []Recovery
+	LongestStall time.Duration // longest gap between a workload's mutex acquisitions
+	Recoveries   []Recovery    // one per fault and workload
+
+	// Overlaps sums up the mutex overlaps (two holders believing at once)
+	// of each workload.
+	Overlaps map[string]OverlapStats
 
 	Violations []Violation
 	EndChecks  []EndCheck
+}
+
+// OverlapStats sums up mutex overlaps: how many, the longest and the total
+// time two holders both believed they held.
+type OverlapStats struct {
+	Count   int
+	Longest time.Duration
+	Total   time.Duration
 }
 
 // OK reports whether the run found no violation.
@@ -85,7 +97,25 @@ func formatMap(m map[string]int, keys []string) string {
 	return strings.Join(parts, " ")
 }
 
-var recipes = []string{RecipeMutex, RecipeSemaphore, RecipeRead, RecipeWrite}
+var recipes = []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeRead, RecipeWrite}
+
+// overlaps sums up the mutex overlaps among vs by workload.
+func overlaps(vs []Violation) map[string]OverlapStats {
+	m := map[string]OverlapStats{}
+	for _, v := range vs {
+		if v.Kind != ViolationMutex {
+			continue
+		}
+		o := m[v.Workload]
+		o.Count++
+		o.Total += v.Overlap
+		if v.Overlap > o.Longest {
+			o.Longest = v.Overlap
+		}
+		m[v.Workload] = o
+	}
+	return m
+}
 
 func (r Report) String() string {
 	var b strings.Builder
@@ -97,8 +127,8 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "  failed acquires:   %s\n", formatMap(r.FailedAcquires, recipes))
 	fmt.Fprintf(&b, "  holds lost (Done): %s\n", formatMap(r.HoldsLost, recipes))
 	fmt.Fprintf(&b, "  fenced writes:     accepted %s; rejected %s\n",
-		formatMap(r.WritesAccepted, []string{RecipeMutex, RecipeSemaphore, RecipeWrite}),
-		formatMap(r.WritesRejected, []string{RecipeMutex, RecipeSemaphore, RecipeWrite}))
+		formatMap(r.WritesAccepted, []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeWrite}),
+		formatMap(r.WritesRejected, []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeWrite}))
 	total := 0
 	for _, n := range r.Faults {
 		total += n
@@ -106,15 +136,26 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "  faults:            %d: %s\n", total, formatMap(r.Faults, FaultKinds))
 	fmt.Fprintf(&b, "  lost replies:      armed %d, fired %d\n", r.LostRepliesArmed, r.LostRepliesFired)
 	byKind := map[string]int{}
+	byWorkload := map[string]int{}
 	for _, v := range r.Violations {
 		byKind[v.Kind]++
+		if v.Workload != "" {
+			byWorkload[v.Workload]++
+		}
 	}
 	fmt.Fprintf(&b, "  violations:        %d: %s\n", len(r.Violations), formatMap(byKind, []string{
 		ViolationMutex, ViolationSemaphore, ViolationRWLock, ViolationFencing, ViolationProgress, ViolationEndState}))
+	fmt.Fprintf(&b, "    by workload:     %s\n", formatMap(byWorkload, Workloads))
+	for _, w := range Workloads {
+		if o, ok := r.Overlaps[w]; ok {
+			fmt.Fprintf(&b, "    %s mutex overlaps: %d, longest %v, total %v\n", w, o.Count,
+				o.Longest.Round(time.Millisecond), o.Total.Round(time.Millisecond))
+		}
+	}
 	for _, v := range r.Violations {
 		fmt.Fprintf(&b, "    %s\n", v)
 	}
-	fmt.Fprintf(&b, "  longest stall:     %v between mutex acquisitions\n", r.LongestStall.Round(time.Millisecond))
+	fmt.Fprintf(&b, "  longest stall:     %v between a workload's mutex acquisitions\n", r.LongestStall.Round(time.Millisecond))
 	var worst time.Duration
 	for _, rc := range r.Recoveries {
 		if rc.After > worst {
@@ -122,15 +163,33 @@ func (r Report) String() string {
 		}
 	}
 	fmt.Fprintf(&b, "  recovery:          worst %v from heal to next mutex acquisition\n", worst.Round(time.Millisecond))
-	rs := append([]Recovery(nil), r.Recoveries...)
-	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Fault.Start.Before(rs[j].Fault.Start) })
-	for _, rc := range rs {
+	// One line per fault, the recovery of each workload on it.
+	type line struct {
+		f     Fault
+		after []string
+	}
+	var lines []*line
+	byFault := map[Fault]*line{}
+	for _, rc := range r.Recoveries {
+		l := byFault[rc.Fault]
+		if l == nil {
+			l = &line{f: rc.Fault}
+			byFault[rc.Fault] = l
+			lines = append(lines, l)
+		}
 		after := "none before the end"
 		if rc.Acquired {
 			after = rc.After.Round(time.Millisecond).String()
 		}
-		fmt.Fprintf(&b, "    %-17s %-28s heal %-8v acquire %s\n", rc.Fault.Kind, rc.Fault.Detail,
-			rc.Fault.Heal.Sub(rc.Fault.Start).Round(time.Millisecond), after)
+		if rc.Workload != "" {
+			after = rc.Workload + " " + after
+		}
+		l.after = append(l.after, after)
+	}
+	sort.SliceStable(lines, func(i, j int) bool { return lines[i].f.Start.Before(lines[j].f.Start) })
+	for _, l := range lines {
+		fmt.Fprintf(&b, "    %-17s %-60s heal %-8v acquire %s\n", l.f.Kind, l.f.Detail,
+			l.f.Heal.Sub(l.f.Start).Round(time.Millisecond), strings.Join(l.after, ", "))
 	}
 	fmt.Fprintf(&b, "  end state:\n")
 	for _, c := range r.EndChecks {

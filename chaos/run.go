@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/mutex"
 	"github.com/gocurator/curator/recipes/rwlock"
@@ -19,27 +20,45 @@ import (
 	"github.com/gocurator/curator/zktest"
 )
 
-// Paths of the run.
-const (
-	MutexPath     = "/chaos/mutex"
-	SemaphorePath = "/chaos/sem"
-	RWLockPath    = "/chaos/rw"
-	resMutex      = "/chaos/res/mutex"
-	resSemaphore  = "/chaos/res/sem"
-	resWrite      = "/chaos/res/write"
-)
+// Root is the path under which a run keeps its locks and resources, one
+// subtree per workload (/chaos/standard, /chaos/session).
+const Root = "/chaos"
+
+// paths are one workload's locks and the resource nodes of its fenced
+// writes.
+type paths struct {
+	mutex, long, sem, rw             string
+	resMutex, resLong, resSem, resRW string
+}
+
+func pathsOf(workload string) paths {
+	base := Root + "/" + workload
+	return paths{
+		mutex: base + "/mutex", long: base + "/long", sem: base + "/sem", rw: base + "/rw",
+		resMutex: base + "/res/mutex", resLong: base + "/res/long", resSem: base + "/res/sem", resRW: base + "/res/write",
+	}
+}
+
+// policyOf is the error policy of a workload's clients.
+func policyOf(workload string) connstate.ErrorPolicy {
+	if workload == WorkloadSession {
+		return connstate.SessionPolicy{}
+	}
+	return connstate.StandardPolicy{}
+}
 
 // endStateDeadline bounds each end-state wait: deletes are guaranteed but run
 // in the background, and old sessions take a session timeout to expire.
 const endStateDeadline = 60 * time.Second
 
-// Run starts a three-node ensemble and cfg.Clients clients (each through
-// proxies of its own), runs the workers while it injects faults for
-// cfg.Duration, then stops the workers, heals everything and checks the
-// history and the end state. It returns the report; the error is for a run
-// that could not be carried out (ZooKeeper missing, a server that would not
-// restart), never for a violation, which the report lists. Everything it
-// starts is closed before it returns. ctx ends the fault phase early.
+// Run starts a three-node ensemble and cfg.Clients clients per workload
+// (each through proxies of its own), runs the workers while it injects
+// faults for cfg.Duration, then stops the workers, heals everything and
+// checks the history and the end state. It returns the report; the error is
+// for a run that could not be carried out (ZooKeeper missing, a server that
+// would not restart), never for a violation, which the report lists.
+// Everything it starts is closed before it returns. ctx ends the fault phase
+// early.
 func Run(ctx context.Context, cfg Config) (Report, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -68,51 +87,63 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			c.Close()
 		}
 	}()
-	for i := 0; i < cfg.Clients; i++ {
-		var ps []*zktest.Proxy
-		var addrs []string
-		for _, s := range ens.Servers() {
-			p, err := zktest.ListenProxy(s.Addr())
-			if err != nil {
-				return rep, err
+	for _, wl := range Workloads {
+		for i := 0; i < cfg.Clients; i++ {
+			var ps []*zktest.Proxy
+			var addrs []string
+			for _, s := range ens.Servers() {
+				p, err := zktest.ListenProxy(s.Addr())
+				if err != nil {
+					return rep, err
+				}
+				ps = append(ps, p)
+				addrs = append(addrs, p.Addr())
 			}
-			ps = append(ps, p)
-			addrs = append(addrs, p.Addr())
+			in.proxies = append(in.proxies, ps)
+			c, err := framework.Connect(ctx, strings.Join(addrs, ","),
+				framework.WithSessionTimeout(st),
+				framework.WithErrorPolicy(policyOf(wl)),
+				framework.WithRetryPolicy(retry.BoundedExponentialBackoff(50*time.Millisecond, time.Second, 30)),
+				framework.WithConnectionTimeout(2*st))
+			if err != nil {
+				return rep, fmt.Errorf("chaos: connect client %d (%s): %w", len(in.clients), wl, err)
+			}
+			in.clients = append(in.clients, c)
+			in.workloads = append(in.workloads, wl)
 		}
-		in.proxies = append(in.proxies, ps)
-		c, err := framework.Connect(ctx, strings.Join(addrs, ","),
-			framework.WithSessionTimeout(st),
-			framework.WithRetryPolicy(retry.BoundedExponentialBackoff(50*time.Millisecond, time.Second, 30)),
-			framework.WithConnectionTimeout(2*st))
-		if err != nil {
-			return rep, fmt.Errorf("chaos: connect client %d: %w", i, err)
-		}
-		in.clients = append(in.clients, c)
-	}
-	for _, p := range []string{resMutex, resSemaphore, resWrite} {
-		if _, err := in.clients[0].Create(ctx, p, []byte("0"), framework.CreatingParents()); err != nil &&
-			!errors.Is(err, zk.ErrNodeExists) {
-			return rep, fmt.Errorf("chaos: create %s: %w", p, err)
+		ps := pathsOf(wl)
+		for _, p := range []string{ps.resMutex, ps.resLong, ps.resSem, ps.resRW} {
+			if _, err := in.clients[0].Create(ctx, p, []byte("0"), framework.CreatingParents()); err != nil &&
+				!errors.Is(err, zk.ErrNodeExists) {
+				return rep, fmt.Errorf("chaos: create %s: %w", p, err)
+			}
 		}
 	}
 
 	start := time.Now()
-	rec := newRecorder(start)
+	rec := newRecorder(start, Workloads...)
+	in.rec = rec
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	defer stopWorkers()
 	var wg sync.WaitGroup
 	n := 0
 	for i, c := range in.clients {
-		sem := semaphore.New(c, SemaphorePath, 2)
+		wl := in.workloads[i]
+		p := pathsOf(wl)
+		sem := semaphore.New(c, p.sem, 2)
+		// The reader and the writer are two RWLocks: one RWLock's read and
+		// write locks may be held together (a downgrade).
 		ws := []*worker{
-			{name: fmt.Sprintf("c%d-mutex-a", i), recipe: RecipeMutex, resource: resMutex, acquire: lockerAcquire(mutex.New(c, MutexPath))},
-			{name: fmt.Sprintf("c%d-mutex-b", i), recipe: RecipeMutex, resource: resMutex, acquire: lockerAcquire(mutex.New(c, MutexPath))},
-			{name: fmt.Sprintf("c%d-sem", i), recipe: RecipeSemaphore, resource: resSemaphore, acquire: semaphoreAcquire(sem)},
-			{name: fmt.Sprintf("c%d-read", i), recipe: RecipeRead, acquire: lockerAcquire(rwlock.New(c, RWLockPath).ReadLock())},
-			{name: fmt.Sprintf("c%d-write", i), recipe: RecipeWrite, resource: resWrite, acquire: lockerAcquire(rwlock.New(c, RWLockPath).WriteLock())},
+			{name: fmt.Sprintf("c%d-mutex-a", i), recipe: RecipeMutex, lock: p.mutex, resource: p.resMutex, acquire: lockerAcquire(mutex.New(c, p.mutex))},
+			{name: fmt.Sprintf("c%d-mutex-b", i), recipe: RecipeMutex, lock: p.mutex, resource: p.resMutex, acquire: lockerAcquire(mutex.New(c, p.mutex))},
+			{name: fmt.Sprintf("c%d-long", i), recipe: RecipeLongMutex, lock: p.long, resource: p.resLong, acquire: lockerAcquire(mutex.New(c, p.long))},
+			{name: fmt.Sprintf("c%d-sem", i), recipe: RecipeSemaphore, lock: p.sem, resource: p.resSem, acquire: semaphoreAcquire(sem)},
+			{name: fmt.Sprintf("c%d-read", i), recipe: RecipeRead, lock: p.rw, acquire: lockerAcquire(rwlock.New(c, p.rw).ReadLock())},
+			{name: fmt.Sprintf("c%d-write", i), recipe: RecipeWrite, lock: p.rw, resource: p.resRW, acquire: lockerAcquire(rwlock.New(c, p.rw).WriteLock())},
 		}
 		for _, w := range ws {
 			n++
+			w.workload, w.client = wl, i
 			w.c, w.rec, w.st = c, rec, st
 			w.rng = rand.New(rand.NewSource(cfg.Seed + int64(n)))
 			wg.Add(1)
@@ -122,7 +153,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			}()
 		}
 	}
-	cfg.Logf("%d workers on %d clients; faults for %v (seed %d)", n, len(in.clients), cfg.Duration, cfg.Seed)
+	cfg.Logf("%d workers on %d clients (%d per workload: %v); faults for %v (seed %d)",
+		n, len(in.clients), cfg.Clients, Workloads, cfg.Duration, cfg.Seed)
 
 	faultErr := runFaults(ctx, cfg, in, rec, start.Add(cfg.Duration))
 	stopWorkers()
@@ -135,10 +167,11 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	rep.fill(h, rec)
 	rep.LostRepliesArmed, rep.LostRepliesFired = in.lostReplies()
 	rep.Violations = Check(h, rep.Bound)
+	rep.Overlaps = overlaps(rep.Violations)
 	rep.EndChecks = endState(in)
 	for _, c := range rep.EndChecks {
 		if !c.OK {
-			rep.Violations = append(rep.Violations, Violation{ViolationEndState, time.Since(start), c.Name + ": " + c.Detail})
+			rep.Violations = append(rep.Violations, Violation{Kind: ViolationEndState, At: time.Since(start), Detail: c.Name + ": " + c.Detail})
 		}
 	}
 	return rep, errors.Join(faultErr, healErr)
@@ -167,7 +200,7 @@ func runFaults(ctx context.Context, cfg Config, in *injector, rec *recorder, dea
 			return err
 		}
 		limit := f.Heal.Add(2 * in.st)
-		for rec.lastMutexStart().Before(f.Heal) && time.Now().Before(limit) {
+		for !rec.mutexProgressSince(f.Heal) && time.Now().Before(limit) {
 			sleep(ctx, 20*time.Millisecond)
 		}
 	}
@@ -194,7 +227,11 @@ func endState(in *injector) []EndCheck {
 	}
 	checks = append(checks, connected)
 
-	paths := []string{MutexPath, SemaphorePath, SemaphorePath + "/locks", SemaphorePath + "/leases", RWLockPath}
+	var paths []string
+	for _, w := range Workloads {
+		p := pathsOf(w)
+		paths = append(paths, p.mutex, p.long, p.sem, p.sem+"/locks", p.sem+"/leases", p.rw)
+	}
 	left := map[string]int{}
 	nodes := EndCheck{Name: "no lock nodes left"}
 	nodes.OK = poll(ctx, func() bool {
@@ -211,7 +248,16 @@ func endState(in *injector) []EndCheck {
 		}
 		return total == 0
 	})
-	nodes.Detail = fmt.Sprint(left)
+	nodes.Detail = fmt.Sprintf("all %d paths empty", len(paths))
+	if !nodes.OK {
+		var parts []string
+		for _, p := range paths {
+			if left[p] != 0 {
+				parts = append(parts, fmt.Sprintf("%s: %d", p, left[p]))
+			}
+		}
+		nodes.Detail = strings.Join(parts, ", ")
+	}
 	checks = append(checks, nodes)
 
 	watches := EndCheck{Name: "no watches left"}

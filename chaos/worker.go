@@ -56,12 +56,15 @@ var (
 	_ locker = (*rwlock.Lock)(nil)
 )
 
-// worker loops acquire, one fenced write, a short hold, release, recording
-// each hold as its holder believed it.
+// worker loops acquire, one fenced write, a hold, release, recording each
+// hold as its holder believed it.
 type worker struct {
 	name     string
+	workload string
 	recipe   string
+	lock     string // the lock's path, for the checker
 	resource string // "" for no fenced write
+	client   int
 	c        *framework.Client
 	acquire  acquireFunc
 	rec      *recorder
@@ -74,6 +77,30 @@ type worker struct {
 	holdFor    time.Duration
 }
 
+// holdTime is how long the worker plans to hold: a few milliseconds, or for
+// the long mutex one to two session timeouts, so that a partition that
+// starts with the hold outlasts the holder's session while it still plans
+// to hold.
+func (w *worker) holdTime() time.Duration {
+	switch {
+	case w.holdFor > 0:
+		return w.holdFor
+	case w.recipe == RecipeLongMutex:
+		return w.st + time.Duration(w.rng.Int63n(int64(w.st)))
+	default:
+		return time.Duration(5+w.rng.Intn(45)) * time.Millisecond
+	}
+}
+
+// acquireTimeout bounds one Acquire: long enough to wait for the holders
+// ahead in the queue.
+func (w *worker) acquireTimeout() time.Duration {
+	if w.recipe == RecipeLongMutex {
+		return 8 * w.st
+	}
+	return 3 * w.st
+}
+
 func (w *worker) run(ctx context.Context) {
 	for ctx.Err() == nil {
 		w.once(ctx)
@@ -81,7 +108,7 @@ func (w *worker) run(ctx context.Context) {
 }
 
 func (w *worker) once(ctx context.Context) {
-	actx, cancel := context.WithTimeout(ctx, 3*w.st)
+	actx, cancel := context.WithTimeout(ctx, w.acquireTimeout())
 	h, err := w.acquire(actx)
 	cancel()
 	if err != nil {
@@ -92,12 +119,11 @@ func (w *worker) once(ctx context.Context) {
 		sleep(ctx, 50*time.Millisecond)
 		return
 	}
-	start := time.Now()
-	if w.recipe == RecipeMutex {
-		w.rec.mutexAcquired(start)
-	}
+	iv := Interval{Workload: w.workload, Recipe: w.recipe, Lock: w.lock, Client: w.client,
+		Holder: w.name, Start: time.Now(), Token: h.token}
+	w.rec.acquiredAt(iv)
 	// Stamp the moment Done closes: from then on the holder must not believe
-	// it holds, whatever it is doing.
+	// it holds, whatever it is doing (a fenced write, say).
 	stop, exited := make(chan struct{}), make(chan struct{})
 	seen := make(chan time.Time, 1)
 	go func() {
@@ -116,7 +142,7 @@ func (w *worker) once(ctx context.Context) {
 			data := []byte(strconv.FormatInt(h.token, 10))
 			res, err := w.c.Multi(wctx, op, framework.SetOp(w.resource, data, -1))
 			cancel()
-			wr := Write{Recipe: w.recipe, Holder: w.name, Token: h.token}
+			wr := Write{Workload: w.workload, Recipe: w.recipe, Resource: w.resource, Holder: w.name, Token: h.token}
 			if err == nil && len(res) == 2 && res[1].Stat != nil {
 				wr.Version = res[1].Stat.Version
 			}
@@ -124,37 +150,40 @@ func (w *worker) once(ctx context.Context) {
 		}
 	}
 
-	d := time.Duration(5+w.rng.Intn(45)) * time.Millisecond
-	if w.holdFor > 0 {
-		d = w.holdFor
-	}
+	// Hold until Done closes or the planned time is up; no sampling.
 	done := h.done
 	if w.ignoreDone {
 		done = nil
 	}
-	t := time.NewTimer(d)
+	t := time.NewTimer(w.holdTime())
 	select {
 	case <-done:
+		iv.Lost = true
 	case <-t.C:
 	case <-ctx.Done():
 	}
 	t.Stop()
 
-	end := time.Now()
+	// The belief ends here, as Release is called, or earlier, at the
+	// instant Done was seen closed.
+	iv.End = time.Now()
 	rctx, cancel := context.WithTimeout(detached, w.st)
 	_ = h.release(rctx) // ErrLockLost after a loss; deletes go on in the background
 	cancel()
 	close(stop)
 	<-exited
-	lost := false
 	select {
 	case at := <-seen:
-		if at.Before(end) && !w.ignoreDone {
-			end, lost = at, true
+		// Done closed by the Release call itself is not a loss.
+		if !w.ignoreDone && (iv.Lost || !at.After(iv.End)) {
+			iv.Lost = true
+			if at.Before(iv.End) {
+				iv.End = at
+			}
 		}
 	default:
 	}
-	w.rec.hold(Interval{Recipe: w.recipe, Holder: w.name, Start: start, End: end, Token: h.token, Lost: lost})
+	w.rec.hold(iv)
 }
 
 // sleep waits d or until ctx ends.

@@ -1,6 +1,8 @@
 // Command chaos runs gocurator's fault-tolerance proof (package chaos): the
-// lock recipes against a three-node ZooKeeper ensemble under faults. It prints
-// the report, writes it to -report when given, and exits 1 on any violation.
+// lock recipes against a three-node ZooKeeper ensemble under faults (silent
+// partitions included), by clients of the standard and of the session error
+// policy. It prints the report, writes it to -report when given, and exits 1
+// on any violation.
 //
 //	go run ./cmd/chaos -duration 30m -report chaos-report.txt
 package main
@@ -21,6 +23,7 @@ func main() {
 	duration := flag.Duration("duration", 30*time.Minute, "how long to inject faults")
 	seed := flag.Int64("seed", time.Now().UnixNano(), "seed of the fault schedule (default: time-based)")
 	sessionTimeout := flag.Duration("session-timeout", 4*time.Second, "session timeout of every client")
+	clients := flag.Int("clients", 3, "clients of each workload (standard and session error policy)")
 	reportFile := flag.String("report", "", "also write the report to this file")
 	flag.Parse()
 
@@ -32,6 +35,7 @@ func main() {
 		Duration:       *duration,
 		Seed:           *seed,
 		SessionTimeout: *sessionTimeout,
+		Clients:        *clients,
 		Logf:           log.Printf,
 	})
 	text := rep.String()
