@@ -327,11 +327,6 @@ func (c *Client) ensureNamespace(conn *zk.Conn) error {
 	return nil
 }
 
-// cleanupTimeout bounds how long a failed protected create waits, before
-// returning, for its last attempt to end and for deleting what it made;
-// past it, the clean-up goes on in the background.
-const cleanupTimeout = 5 * time.Second
-
 // createProtected is the protected create of wire-format.md: before each
 // retry, look for our UUID among the parent's children.
 func (c *Client) createProtected(ctx context.Context, path string, data []byte, acl []zk.ACL, o *createOptions) (string, error) {
@@ -438,12 +433,15 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 	if !mayExist {
 		return "", fmt.Errorf("create %s: %w", path, err)
 	}
-	timer := time.NewTimer(cleanupTimeout)
-	defer timer.Stop()
+	// Wait for the last attempt and delete what it may have made before
+	// returning, while that is quick (CleanupContext); otherwise the
+	// attempt, or a background task, cleans up later.
+	dctx, cancel := c.CleanupContext(ctx)
+	defer cancel()
 	if pending {
 		select {
 		case <-wait:
-		case <-timer.C:
+		case <-dctx.Done():
 		case <-c.ctx.Done():
 		}
 		mu.Lock()
@@ -454,10 +452,10 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 		}
 		mu.Unlock()
 	}
-	// Delete what the last attempt may have made before returning, on a
-	// context detached from the caller's (which may be what ended).
-	dctx, cancel := context.WithTimeout(retry.WithNewBudget(context.WithoutCancel(ctx)), cleanupTimeout)
-	defer cancel()
+	if dctx.Err() != nil {
+		c.findAndDeleteInBackground(parent, prefix)
+		return "", fmt.Errorf("create %s: %w", path, err)
+	}
 	if cerr := c.do(dctx, func(conn *zk.Conn) error { return c.findAndDelete(conn, parent, prefix) }); cerr != nil {
 		c.findAndDeleteInBackground(parent, prefix)
 	}

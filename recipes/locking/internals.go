@@ -10,12 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/retry"
 )
-
-// cleanupTimeout bounds the delete of a node left by a failed acquire; past
-// it, a guaranteed delete goes on in the background.
-const cleanupTimeout = 5 * time.Second
 
 // Internals runs the lock loop for one recipe handle on one lock path.
 // It is safe for concurrent use; every Acquire makes its own node.
@@ -287,44 +282,14 @@ func (l *Internals) Participants(ctx context.Context) ([]string, error) {
 	return sorted, nil
 }
 
-// deleteNode deletes a node of ours after a failed acquire, within
-// Cleanup's bounds; the delete is guaranteed, so past them it goes on in
+// deleteNode deletes a node of ours after a failed acquire, within the
+// bounds of the client's CleanupContext; the delete is guaranteed, so past them it goes on in
 // the background until it succeeds or the client closes.
 func (l *Internals) deleteNode(ctx context.Context, node string) {
-	dctx, cancel := Cleanup(ctx, l.c)
+	dctx, cancel := l.c.CleanupContext(ctx)
 	defer cancel()
 	if err := l.c.Delete(dctx, node, framework.Guaranteed(), framework.Quietly()); err != nil {
 		l.log.Info("deleting own node continues in the background", zap.String("node", node), zap.Error(err))
-	}
-}
-
-// cleanupGrace bounds the clean-up that runs in the foreground after the
-// caller's ctx ended: one request on a live connection, which normally
-// takes a round trip.
-const cleanupGrace = time.Second
-
-// Cleanup returns the context for the clean-up (guaranteed deletes) after a
-// failed or cancelled acquire on c, with a retry budget of its own (ctx's
-// may be spent). The clean-up runs in the foreground only while it is quick,
-// so that nothing is left when the acquire returns without the caller's
-// deadline being stretched by more than a round trip:
-//   - c not connected: a context that has ended, so the deletes go to the
-//     background at once (the acquire returns at its deadline; the nodes
-//     go when the connection is back);
-//   - ctx live: ctx's deadline and cancellation, and at most the clean-up
-//     timeout (5s);
-//   - ctx ended (the usual reason for the failure): detached from ctx, at
-//     most cleanupGrace (1s).
-func Cleanup(ctx context.Context, c *framework.Client) (context.Context, context.CancelFunc) {
-	switch {
-	case c == nil || !c.State().IsConnected():
-		ended, cancel := context.WithCancel(context.Background())
-		cancel()
-		return ended, cancel
-	case ctx.Err() == nil:
-		return context.WithTimeout(retry.WithNewBudget(ctx), cleanupTimeout)
-	default:
-		return context.WithTimeout(retry.WithNewBudget(context.WithoutCancel(ctx)), cleanupGrace)
 	}
 }
 

@@ -220,7 +220,7 @@ func (s *Semaphore) releaseAll(ctx context.Context, leases []*Lease) {
 	if len(leases) == 0 {
 		return
 	}
-	dctx, cancel := locking.Cleanup(ctx, s.c)
+	dctx, cancel := s.c.CleanupContext(ctx)
 	defer cancel()
 	for _, l := range leases {
 		if err := l.Release(dctx); err != nil {
@@ -232,7 +232,7 @@ func (s *Semaphore) releaseAll(ctx context.Context, leases []*Lease) {
 // deleteNode deletes a node of ours left by a failed acquire; the delete is
 // guaranteed, so it goes on in the background past the clean-up bound.
 func (s *Semaphore) deleteNode(ctx context.Context, node string) {
-	dctx, cancel := locking.Cleanup(ctx, s.c)
+	dctx, cancel := s.c.CleanupContext(ctx)
 	defer cancel()
 	if err := s.c.Delete(dctx, node, framework.Guaranteed(), framework.Quietly()); err != nil {
 		s.log.Info("deleting own node continues in the background", zap.String("node", node), zap.Error(err))

@@ -63,12 +63,12 @@ func (s *Semaphore) attemptsV2(ctx context.Context, wait bool) (*Lease, error) {
 // (deleting a non-empty node fails), and so does "locks" while "leases" has
 // leases. Empty containers are the server's to reap anyway, and V2
 // acquirers recreate them as needed, so deleting one that another acquirer
-// made harms nobody. Best effort, within locking.Cleanup's bounds: failures
+// made harms nobody. Best effort, within the client's CleanupContext bounds: failures
 // are logged only. While disconnected it does nothing (our node deletes went
 // to the background, so the directories are not empty yet); the server
 // reaps the containers once they are empty.
 func (s *Semaphore) dropEmptyDirs(ctx context.Context) {
-	dctx, cancel := locking.Cleanup(ctx, s.c)
+	dctx, cancel := s.c.CleanupContext(ctx)
 	defer cancel()
 	for _, dir := range []string{leasesDir, locksDir} {
 		err := s.c.Delete(dctx, framework.JoinPath(s.path, dir), framework.Quietly())
@@ -239,10 +239,10 @@ func (s *Semaphore) listV2(ctx context.Context, node string, first, withStat, wa
 	return children, ch, stat, nil
 }
 
-// releaseGate releases the gate on the clean-up context (locking.Cleanup);
+// releaseGate releases the gate on the clean-up context (the client's CleanupContext);
 // the delete is guaranteed, so it goes on in the background if it fails.
 func (s *Semaphore) releaseGate(ctx context.Context, gate *mutex.Mutex) {
-	dctx, cancel := locking.Cleanup(ctx, s.c)
+	dctx, cancel := s.c.CleanupContext(ctx)
 	defer cancel()
 	if err := gate.Release(dctx); err != nil {
 		s.log.Debug("gate release", zap.Error(err))
