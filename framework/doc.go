@@ -56,7 +56,18 @@
 //
 // WithAuth adds credentials to every session before any operation runs,
 // including sessions made after an expiry; WithACLProvider (for example
-// CreatorACL) sets the ACL of every node the client creates.
+// CreatorACL) sets the ACL of every node the client creates. Credentials the
+// server refuses fail Connect with ErrAuthFailed; refused on a later session,
+// they make every operation fail with ErrAuthFailed rather than run without
+// them.
+//
+// # Request size
+//
+// A server closes the connection on a request over its jute.maxbuffer
+// (0xfffff bytes by default), which would suspend the client and end its
+// holds. The client sizes each request first and refuses one over the limit
+// with ErrDataTooLarge, unsent: node data, a whole Multi, paths, credentials.
+// WithJuteMaxBuffer sets the limit to match servers run with another one.
 //
 // # Closing
 //

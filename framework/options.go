@@ -226,9 +226,12 @@ func WithSessionExpiryPercent(pct int) Option {
 // every lock hold of the client, so the client refuses such a request
 // before sending it, with ErrDataTooLarge. The size of a request counts its
 // data, path, ACL and framing (a Multi counts all its operations), so the
-// largest node data that passes is n less a few dozen bytes. Over 1.5 MiB,
-// go-zookeeper's send buffer (n+4 bytes per connection) is grown to fit.
-// n must be positive and less than 2 GiB.
+// largest node data that passes is n less a few dozen bytes. go-zookeeper's
+// send buffer is sized to n+4 bytes (at least 129 KiB), so a request over
+// the limit made on Conn() fails with zk.ErrShortBuffer, unsent. Below 128
+// KiB, go-zookeeper's setting of many watches again after a reconnect (in
+// packets of up to 128 KiB) can exceed the limit. n must be positive and
+// less than 2 GiB.
 func WithJuteMaxBuffer(n int) Option {
 	return func(o *options) error {
 		if n <= 0 || n > math.MaxInt32-4 {
