@@ -70,3 +70,25 @@ func TestOnClose(t *testing.T) {
 	default:
 	}
 }
+
+// Close of a client whose connection went silent (a black hole, not a
+// reset) returns within go-zookeeper's one-second wait for the close
+// reply and leaves no goroutine reading the silent socket (goleak checks
+// when the package's tests end): the socket is closed too.
+func TestCloseWhileSilent(t *testing.T) {
+	srv := server(t)
+	proxy := zktest.NewProxy(t, srv.Addr())
+	c, err := Connect(testCtx(t), proxy.Addr(), WithNamespace(newNamespace(t)), WithSessionTimeout(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.BlackHole()
+	start := time.Now()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("Close took %v", took)
+	}
+	proxy.Restore()
+}

@@ -381,3 +381,31 @@ func TestWatchChannelClosesOnChange(t *testing.T) {
 	}
 	waitValue(t, n, 3)
 }
+
+// Close called from a listener (the class of the client's Close deadlock):
+// the listener's own goroutine must not be waited for.
+func TestCloseFromListener(t *testing.T) {
+	t.Parallel()
+	c := connect(t, zkAddr, unique(t))
+	ctx := ctxT(t)
+	n := shared.NewCount(c, countPath, 1)
+	if err := n.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan error, 1)
+	n.Listen(func(int) { closed <- n.Close() })
+	if err := n.Set(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close from a listener did not return")
+	}
+	if err := n.Close(); err != nil {
+		t.Fatalf("later Close: %v", err)
+	}
+}
