@@ -31,6 +31,9 @@ func (c *Client) background(task func(ctx context.Context, conn *zk.Conn) error)
 			}
 			conn, err := c.current(c.ctx)
 			if err != nil {
+				if !c.isClosed() {
+					c.log.Error("background operation dropped", zap.Error(err))
+				}
 				return
 			}
 			err = task(c.ctx, conn)

@@ -69,6 +69,10 @@ func (c *Client) Delete(ctx context.Context, path string, opts ...DeleteOption) 
 	if path == "/" {
 		return fmt.Errorf("%w: cannot delete the root", ErrInvalidPath)
 	}
+	// DeletingChildren lists the node first: the larger of the two.
+	if err := c.checkSize("delete", readSize(c.full(path)), 0); err != nil {
+		return fmt.Errorf("delete %s: %w", path, err)
+	}
 	if ctx == nil {
 		return invalid("nil context")
 	}

@@ -267,3 +267,17 @@ func TestWithJuteMaxBuffer(t *testing.T) {
 		}
 	})
 }
+
+// Delete sizes its request like every other operation: a path too long for
+// the server is refused locally with ErrDataTooLarge, DeletingChildren
+// included (its listing carries the path too).
+func TestDeleteOversizedPathRefusedLocally(t *testing.T) {
+	c := connectNS(t, newNamespace(t), WithJuteMaxBuffer(200))
+	ctx := testCtx(t)
+	long := "/" + strings.Repeat("x", 300)
+	for _, opts := range [][]DeleteOption{nil, {DeletingChildren()}} {
+		if err := c.Delete(ctx, long, opts...); !errors.Is(err, ErrDataTooLarge) {
+			t.Fatalf("Delete of a %d-byte path = %v, want ErrDataTooLarge", len(long), err)
+		}
+	}
+}
