@@ -71,4 +71,3 @@ func TestCloseFromListener(t *testing.T) {
 		t.Fatalf("other listener got %d", v)
 	}
 }
-
