@@ -110,17 +110,14 @@ type queue[T any] struct {
 	idle   chan struct{} // closed and replaced when busy or exited change
 }
 
-func (q *queue[T]) setBusy(b bool) {
-	q.mu.Lock()
-	q.busy = b
-	close(q.idle)
-	q.idle = make(chan struct{})
-	q.mu.Unlock()
-}
+func (q *queue[T]) setBusy(b bool) { q.change(func() { q.busy = b }) }
 
-func (q *queue[T]) exit() {
+func (q *queue[T]) exit() { q.change(func() { q.exited = true }) }
+
+// change applies f under the lock and wakes waitIdleOrExit.
+func (q *queue[T]) change(f func()) {
 	q.mu.Lock()
-	q.exited = true
+	f()
 	close(q.idle)
 	q.idle = make(chan struct{})
 	q.mu.Unlock()

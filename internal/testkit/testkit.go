@@ -8,16 +8,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"go.uber.org/goleak"
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/retry"
+	"github.com/gocurator/curator/zktest"
 )
 
 // Deadline bounds every wait.
@@ -113,4 +116,27 @@ func WaitClosed(t testing.TB, ch <-chan struct{}, what string) {
 	case <-timer.C:
 		t.Fatalf("timed out waiting for %s", what)
 	}
+}
+
+// Main runs a package's tests with one real ZooKeeper server for all of
+// them, its connect string in *addr, stopped before goleak looks for
+// leftover goroutines: func TestMain(m *testing.M) { testkit.Main(m, &addr) }.
+func Main(m *testing.M, addr *string) {
+	goleak.VerifyTestMain(withServer{m: m, addr: addr})
+}
+
+type withServer struct {
+	m    *testing.M
+	addr *string
+}
+
+func (w withServer) Run() int {
+	srv, err := zktest.Launch()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer srv.Close()
+	*w.addr = srv.ConnectString()
+	return w.m.Run()
 }

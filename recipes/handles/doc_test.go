@@ -5,45 +5,12 @@
 package handles_test
 
 import (
-	"fmt"
-	"os"
-	"sync"
 	"testing"
 
-	"go.uber.org/goleak"
-
-	"github.com/gocurator/curator/zktest"
+	"github.com/gocurator/curator/internal/testkit"
 )
 
-var (
-	srvOnce sync.Once
-	srv     *zktest.Server
-	srvErr  error
-)
+// zkAddr is the package's ZooKeeper server, started by TestMain.
+var zkAddr string
 
-type packageMain struct{ m *testing.M }
-
-func (p packageMain) Run() int {
-	code := p.m.Run()
-	if srv != nil {
-		if err := srv.Close(); err != nil {
-			fmt.Fprintln(os.Stderr, "closing the shared server:", err)
-			if code == 0 {
-				code = 1
-			}
-		}
-	}
-	return code
-}
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(packageMain{m}) }
-
-// server returns the package's shared ZooKeeper server.
-func server(t testing.TB) *zktest.Server {
-	t.Helper()
-	srvOnce.Do(func() { srv, srvErr = zktest.Launch() })
-	if srvErr != nil {
-		t.Fatalf("starting ZooKeeper: %v", srvErr)
-	}
-	return srv
-}
+func TestMain(m *testing.M) { testkit.Main(m, &zkAddr) }

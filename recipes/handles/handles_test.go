@@ -69,7 +69,7 @@ var kinds = []kind{
 func TestCloseEndsHoldsAndWaiters(t *testing.T) {
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
-			addr := server(t).ConnectString()
+			addr := zkAddr
 			ns := testkit.Unique(t)
 			c, err := framework.Connect(testkit.Ctx(t), addr, framework.WithNamespace(ns))
 			if err != nil {
@@ -137,7 +137,7 @@ func TestCloseEndsHoldsAndWaiters(t *testing.T) {
 func TestReleaseNilContextChangesNothing(t *testing.T) {
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
-			addr := server(t).ConnectString()
+			addr := zkAddr
 			ns := testkit.Unique(t)
 			c := testkit.Connect(t, addr, ns)
 			ctx := testkit.Ctx(t)
@@ -181,7 +181,7 @@ func TestReleaseNilContextChangesNothing(t *testing.T) {
 func TestAcquireDeadlineWhileDisconnected(t *testing.T) {
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
-			addr := server(t).ConnectString()
+			addr := zkAddr
 			ns := testkit.Unique(t)
 			proxy := zktest.NewProxy(t, addr)
 			holder := testkit.Connect(t, addr, ns)
