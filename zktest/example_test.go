@@ -85,3 +85,32 @@ func ExampleLaunchEnsemble() {
 	}
 	fmt.Println("clients use", ens.ConnectString(), "; leader is server", leader.ID())
 }
+
+// A delayed proxy models a network: here a 2 ms round trip (1 ms each
+// way), so every request through it takes at least 2 ms longer.
+func ExampleProxy_SetDelay() {
+	srv, err := zktest.Launch()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	proxy, err := zktest.ListenProxy(srv.Addr())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer proxy.Close()
+	proxy.SetDelay(time.Millisecond)
+
+	quiet := zk.WithLogger(log.New(io.Discard, "", 0))
+	client, _, err := zk.Connect([]string{proxy.Addr()}, 10*time.Second, quiet)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
+	start := time.Now()
+	if _, _, err := client.Exists("/"); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("round trip at least 2ms:", time.Since(start) >= 2*time.Millisecond)
+	// Output: round trip at least 2ms: true
+}

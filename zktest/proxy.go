@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -13,9 +14,12 @@ import (
 // Cut partitions the clients behind it loudly (their connections close at
 // once), BlackHole silently (every byte is dropped and nothing closes, as in
 // a real network partition), Restore ends either, and LoseNextCreateReply
-// loses the reply to one create. Its methods are safe for concurrent use.
+// loses the reply to one create. SetDelay models the distance of a network:
+// a one-way latency in each direction. Its methods are safe for concurrent
+// use.
 type Proxy struct {
 	target string
+	delay  atomic.Int64 // one-way delay in nanoseconds; 0 forwards at once
 	ln     net.Listener
 	ctx    context.Context // ends on Close, cancelling dials to target
 	cancel context.CancelFunc
@@ -144,6 +148,32 @@ func (p *Proxy) Restore() {
 		c.close()
 	}
 }
+
+// SetDelay makes the proxy hold every chunk of bytes it reads, in either
+// direction and on every connection (open or new), for oneWay before it
+// passes the chunk on, as a network link of that latency does: a request
+// and its reply take at least 2*oneWay longer, so the round trip grows by
+// 2*oneWay. Order is kept (a chunk never overtakes one read before it), and
+// throughput is not limited: chunks wait in a queue per direction while the
+// proxy goes on reading, so a hundred pipelined requests take about one
+// round trip, not a hundred. A chunk is released at its read time plus the
+// delay in force when it was read, never earlier; on Linux a precise sleep
+// keeps it within tens of microseconds after that, elsewhere Go's timers
+// may add up to about a millisecond.
+//
+// SetDelay(0), the default, forwards at once; chunks already queued still
+// leave in order. A negative delay counts as 0. The delay composes with the
+// other faults: Cut closes connections at once and drops what is queued;
+// in a BlackHole, queued chunks that fall due are dropped too (what is in
+// flight is lost in a partition), which marks the connection as one that
+// Restore closes; a side that closes is passed on after the bytes it sent
+// before. SetDelay does not block.
+func (p *Proxy) SetDelay(oneWay time.Duration) {
+	p.delay.Store(int64(max(oneWay, 0)))
+}
+
+// Delay returns the one-way delay set by SetDelay.
+func (p *Proxy) Delay() time.Duration { return time.Duration(p.delay.Load()) }
 
 // LoseNextCreateReply arms the lost-reply fault: the next create request
 // (create, create2, createContainer or createTTL; not multi) from any

@@ -8,7 +8,9 @@ import (
 )
 
 // proxyConn is one client connection through a Proxy and its connection to
-// the target. One goroutine copies each direction, frame by frame.
+// the target. One goroutine reads each direction, frame by frame, and hands
+// the frames to that direction's delayLine, which writes them at once or,
+// under a delay, from a goroutine of its own when they fall due.
 type proxyConn struct {
 	p      *Proxy
 	client net.Conn
@@ -23,6 +25,9 @@ type proxyConn struct {
 	mu     sync.Mutex
 	server net.Conn // nil until dialled
 	closed bool
+	// toServer and toClient carry each direction's bytes to the other
+	// side; nil until dialled.
+	toServer, toClient *delayLine
 	// dropXid and dropped describe the armed lost-reply fault this
 	// connection carries: the reply with xid dropXid is dropped and
 	// dropped closed. dropped is nil when none is carried.
@@ -44,7 +49,8 @@ func (c *proxyConn) run() {
 		c.fail()
 		return
 	}
-	if !c.setServer(server) {
+	toServer, toClient, ok := c.setServer(server)
+	if !ok {
 		server.Close()
 		return
 	}
@@ -58,8 +64,8 @@ func (c *proxyConn) run() {
 	if !plausibleLength(head) {
 		// A four-letter word or something else that is not a session:
 		// pass bytes through untouched.
-		go c.copyRaw()
-		if c.pumpRaw(server, fromClient) {
+		go c.copyRaw(server, toClient)
+		if c.pumpRaw(toServer, fromClient) {
 			if tc, ok := server.(*net.TCPConn); ok {
 				// Let the server answer after the client's half-close.
 				tc.CloseWrite()
@@ -69,20 +75,21 @@ func (c *proxyConn) run() {
 		c.fail()
 		return
 	}
-	go c.serverToClient(bufio.NewReader(server))
-	c.clientToServer(fromClient, server)
+	go c.serverToClient(bufio.NewReader(server), toClient)
+	c.clientToServer(fromClient, toServer)
 }
 
-// setServer records the dialled connection unless the proxy connection was
-// closed meanwhile.
-func (c *proxyConn) setServer(server net.Conn) bool {
+// setServer records the dialled connection and makes the lines to both
+// sides, unless the proxy connection was closed meanwhile.
+func (c *proxyConn) setServer(server net.Conn) (toServer, toClient *delayLine, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return false
+		return nil, nil, false
 	}
 	c.server = server
-	return true
+	c.toServer, c.toClient = newDelayLine(c, server), newDelayLine(c, c.client)
+	return c.toServer, c.toClient, true
 }
 
 // dropping reports whether bytes must be dropped: in a black hole, which
@@ -117,47 +124,45 @@ func (c *proxyConn) drain(r io.Reader) {
 	c.fail()
 }
 
-// pumpRaw copies r to w chunk by chunk, dropping chunks in a black hole. It
+// pumpRaw copies r to line chunk by chunk, dropping chunks in a black
+// hole. When r ends it waits until line has passed on what it holds. It
 // reports whether r ended cleanly (io.EOF) with nothing lost to a black
 // hole at that moment.
-func (c *proxyConn) pumpRaw(w io.Writer, r io.Reader) bool {
+func (c *proxyConn) pumpRaw(line *delayLine, r io.Reader) bool {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 && !c.dropping() {
-			if _, werr := w.Write(buf[:n]); werr != nil {
+			if werr := line.send(buf[:n]); werr != nil {
 				return false
 			}
 		}
 		if err != nil {
+			line.drain()
 			return err == io.EOF && !c.dropping()
 		}
 	}
 }
 
 // copyRaw copies the server's bytes to the client until either ends.
-func (c *proxyConn) copyRaw() {
+func (c *proxyConn) copyRaw(server net.Conn, toClient *delayLine) {
 	defer c.p.wg.Done()
-	c.pumpRaw(c.client, c.serverConn())
+	c.pumpRaw(toClient, server)
 	c.fail()
-}
-
-func (c *proxyConn) serverConn() net.Conn {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.server
 }
 
 // clientToServer forwards frames and, for a create while the lost-reply
 // fault is armed, takes the fault onto this connection before the request
 // can reach the server (so its reply cannot overtake the bookkeeping).
-// Frames read in a black hole are dropped.
-func (c *proxyConn) clientToServer(r *bufio.Reader, server net.Conn) {
+// Frames read in a black hole are dropped. When the client's side ends, the
+// frames still on their way are passed on before the server's side closes.
+func (c *proxyConn) clientToServer(r *bufio.Reader, toServer *delayLine) {
 	defer c.fail()
 	var buf []byte
 	for first := true; ; first = false {
 		frame, err := readFrame(r, buf)
 		if err != nil {
+			toServer.drain()
 			return
 		}
 		buf = frame
@@ -168,7 +173,7 @@ func (c *proxyConn) clientToServer(r *bufio.Reader, server net.Conn) {
 		if xid, op, ok := requestHeader(frame); ok && !first && isCreate(op) {
 			c.carryFault(xid)
 		}
-		if _, err := server.Write(frame); err != nil {
+		if err := toServer.send(frame); err != nil {
 			return
 		}
 	}
@@ -186,15 +191,17 @@ func (c *proxyConn) carryFault(xid int32) {
 }
 
 // serverToClient forwards frames, watch events and pings included, except
-// the reply the carried fault drops: then it closes both sides and fires.
-// Frames read in a black hole are dropped.
-func (c *proxyConn) serverToClient(r *bufio.Reader) {
+// the reply the carried fault drops: then, once the frames before it have
+// reached the client, it closes both sides and fires. Frames read in a
+// black hole are dropped.
+func (c *proxyConn) serverToClient(r *bufio.Reader, toClient *delayLine) {
 	defer c.p.wg.Done()
 	defer c.fail()
 	var buf []byte
 	for first := true; ; first = false {
 		frame, err := readFrame(r, buf)
 		if err != nil {
+			toClient.drain()
 			return
 		}
 		buf = frame
@@ -204,12 +211,13 @@ func (c *proxyConn) serverToClient(r *bufio.Reader) {
 		// The first frame is the ConnectResponse, which has no header.
 		if xid, ok := replyXid(frame); ok && !first {
 			if fired := c.takeFault(xid); fired != nil {
+				toClient.drain()
 				c.close()
 				close(fired)
 				return
 			}
 		}
-		if _, err := c.client.Write(frame); err != nil {
+		if err := toClient.send(frame); err != nil {
 			return
 		}
 	}
@@ -238,8 +246,14 @@ func (c *proxyConn) close() {
 	}
 	c.closed = true
 	server, unfired := c.server, c.dropped
+	lines := []*delayLine{c.toServer, c.toClient}
 	c.dropped = nil
 	c.mu.Unlock()
+	for _, l := range lines {
+		if l != nil {
+			l.close()
+		}
+	}
 	c.client.Close()
 	if server != nil {
 		server.Close()
