@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +21,8 @@ type CreateOption func(*createOptions) error
 
 type createOptions struct {
 	stat       *zk.Stat
+	list       *[]string // ListingParent's
+	listed     bool      // *list was filled by the listing sent behind the create
 	mode       Mode
 	protected  bool
 	parents    bool
@@ -95,6 +98,24 @@ func StoringStatIn(st *zk.Stat) CreateOption {
 			return invalid("nil Stat")
 		}
 		o.stat = st
+		return nil
+	}
+}
+
+// ListingParent fills children with the names of the parent's children,
+// the created node among them, as soon as the create succeeds: the listing
+// is sent right behind the create request, on the same connection, so the
+// two cost one round trip (ZooKeeper answers a session's requests in order,
+// so the listing is taken after the create). When that cannot be done (the
+// create had to make its parents, or was retried), a listing follows the
+// create. This is a lock's first look at its queue, in the round trip of
+// its create.
+func ListingParent(children *[]string) CreateOption {
+	return func(o *createOptions) error {
+		if children == nil {
+			return invalid("nil children")
+		}
+		o.list = children
 		return nil
 	}
 }
@@ -209,15 +230,16 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 		w       *wire
 	)
 	err := c.do(ctx, func(conn *zk.Conn) error {
-		if o.stat != nil {
-			if cw := c.wireOf(conn); cw != nil {
+		var cw *wire
+		if o.stat != nil || o.list != nil {
+			if cw = c.wireOf(conn); cw != nil {
 				cw.expect(c.full(path))
 				wmu.Lock()
 				w = cw
 				wmu.Unlock()
 			}
 		}
-		p, err := c.createOnce(ctx, conn, path, data, acl, &o)
+		p, err := c.createListing(ctx, conn, path, data, acl, &o, cw)
 		created = p
 		return err
 	})
@@ -229,12 +251,70 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 		}
 		return "", fmt.Errorf("create %s: %w", path, err)
 	}
+	return created, c.finishCreate(ctx, w, c.full(path), created, &o)
+}
+
+// finishCreate fills what the options ask for after a successful create:
+// the Stat (from the reply seen on the wire w, else with exists) and the
+// parent's listing (unless it came with the create).
+func (c *Client) finishCreate(ctx context.Context, w *wire, reqPath, created string, o *createOptions) error {
 	if o.stat != nil {
-		if err := c.statFor(ctx, w, c.full(path), created, &o); err != nil {
-			return created, err
+		if err := c.statFor(ctx, w, reqPath, created, o); err != nil {
+			return err
+		}
+	} else if w != nil {
+		w.take(reqPath)
+	}
+	if o.list != nil && !o.listed {
+		parent, _ := SplitPath(created)
+		children, _, err := c.Children(ctx, parent)
+		if err != nil {
+			return err
+		}
+		*o.list = children
+	}
+	return nil
+}
+
+// errNotListed means the create ended before its request was written.
+var errNotListed = errors.New("curator: create not sent")
+
+// createListing is createOnce that, with ListingParent, sends a listing of
+// the parent right behind the create request on the same connection (w
+// says when the create is written) and, if the listing shows the created
+// node, keeps it in o.list.
+func (c *Client) createListing(ctx context.Context, conn *zk.Conn, path string, data []byte, acl []zk.ACL, o *createOptions, w *wire) (string, error) {
+	if o.list == nil || w == nil {
+		return c.createOnce(ctx, conn, path, data, acl, o)
+	}
+	sent := w.expect(c.full(path))
+	parent, _ := SplitPath(path)
+	type listing struct {
+		children []string
+		err      error
+	}
+	listed := make(chan listing, 1)
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-sent:
+			children, _, err := conn.Children(c.full(parent))
+			listed <- listing{children, err}
+		case <-stop:
+			listed <- listing{err: errNotListed}
+		}
+	}()
+	p, err := c.createOnce(ctx, conn, path, data, acl, o)
+	close(stop)
+	l := <-listed
+	if err == nil && l.err == nil {
+		_, name := SplitPath(p)
+		if slices.Contains(l.children, name) {
+			*o.list = l.children
+			o.listed = true
 		}
 	}
-	return created, nil
+	return p, err
 }
 
 // createOnce makes one attempt, creating missing parents (and the namespace)
@@ -386,15 +466,16 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 				return nil
 			}
 		}
-		if o.stat != nil {
-			if cw := c.wireOf(conn); cw != nil {
+		var cw *wire
+		if o.stat != nil || o.list != nil {
+			if cw = c.wireOf(conn); cw != nil {
 				cw.expect(c.full(ppath))
 				mu.Lock()
 				w = cw
 				mu.Unlock()
 			}
 		}
-		p, err := c.createOnce(ctx, conn, ppath, data, acl, o)
+		p, err := c.createListing(ctx, conn, ppath, data, acl, o, cw)
 		created = p
 		return err
 	})
@@ -402,20 +483,11 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 	lastWire := w
 	mu.Unlock()
 	if err == nil {
-		if o.stat == nil {
-			return created, nil
-		}
-		if foundStat != nil {
-			if lastWire != nil {
-				lastWire.take(c.full(ppath))
-			}
+		if foundStat != nil && o.stat != nil {
 			*o.stat = *foundStat
-			return created, nil
+			o.stat = nil // filled: finishCreate only forgets the wire's note
 		}
-		if err := c.statFor(ctx, lastWire, c.full(ppath), created, o); err != nil {
-			return created, err
-		}
-		return created, nil
+		return created, c.finishCreate(ctx, lastWire, c.full(ppath), created, o)
 	}
 	if lastWire != nil {
 		lastWire.take(c.full(ppath))

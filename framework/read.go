@@ -106,6 +106,39 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-cha
 	return data, stat, c.watch(ch, path), nil
 }
 
+// GetWOrdered is GetW for code that must know the order of its watches'
+// events, such as a lock deciding that its own node still exists because
+// the deletion of the node ahead came before any event on its own: the
+// channel is go-zookeeper's own, filled as the frames arrive, so once an
+// event has been received from one such channel, every event the session
+// was sent before it is already in its channel. The event's Path is the
+// server's (with the chroot and namespace). The order holds within one
+// connection to a server: after a reconnection (Suspended, Reconnected)
+// watches are set again and fire in no particular order, so such code must
+// not rely on it across a state change (StateChanged tells).
+func (c *Client) GetWOrdered(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
+	if err := ValidatePath(path); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := c.checkSize("get", readSize(c.full(path)), 0); err != nil {
+		return nil, nil, nil, fmt.Errorf("get %s: %w", path, err)
+	}
+	var (
+		data []byte
+		stat *zk.Stat
+		ch   <-chan zk.Event
+	)
+	err := c.do(ctx, func(conn *zk.Conn) error {
+		d, st, w, err := conn.GetW(c.full(path))
+		data, stat, ch = d, st, w
+		return err
+	})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("get %s: %w", path, err)
+	}
+	return data, stat, ch, nil
+}
+
 // Set writes data if the node's version is version (-1: any) and returns the
 // new Stat.
 func (c *Client) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {

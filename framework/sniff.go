@@ -35,7 +35,7 @@ type wire struct {
 	mu        sync.Mutex
 	live      *wireConn              // the socket in use, nil between connections
 	abandoned bool                   // the connection was closed: dial no more
-	want      map[string]bool        // request paths of creates to watch
+	want      map[string]chan struct{} // request paths of creates to watch; closed when sent
 	pending   map[int32]string       // xid -> request path, in flight
 	got       map[string]createReply // request path -> reply
 }
@@ -57,7 +57,7 @@ const (
 )
 
 func newWire() *wire {
-	return &wire{want: map[string]bool{}, pending: map[int32]string{}, got: map[string]createReply{}}
+	return &wire{want: map[string]chan struct{}{}, pending: map[int32]string{}, got: map[string]createReply{}}
 }
 
 func (w *wire) timeout() int64 {
@@ -84,11 +84,19 @@ func (w *wire) ack(t time.Time) {
 	w.mu.Unlock()
 }
 
-// expect asks for the reply to a create of path (a server path).
-func (w *wire) expect(path string) {
+// expect asks for the reply to a create of path (a server path). The
+// channel returned is closed once the create request has been written: a
+// request sent after that is answered after the create (ZooKeeper answers
+// a session's requests in order).
+func (w *wire) expect(path string) <-chan struct{} {
 	w.mu.Lock()
-	w.want[path] = true
-	w.mu.Unlock()
+	defer w.mu.Unlock()
+	sent, ok := w.want[path]
+	if !ok {
+		sent = make(chan struct{})
+		w.want[path] = sent
+	}
+	return sent
 }
 
 // take returns the reply to a create of path, if seen, and forgets it.
@@ -234,7 +242,12 @@ func (c *wireConn) request(p []byte) {
 	}
 	path := string(p[16 : 16+n])
 	c.w.mu.Lock()
-	if c.w.want[path] {
+	if sent, ok := c.w.want[path]; ok {
+		select {
+		case <-sent:
+		default:
+			close(sent)
+		}
 		c.w.pending[int32(binary.BigEndian.Uint32(p[4:8]))] = path
 	}
 	c.w.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -119,20 +120,24 @@ func (l *Internals) Acquire(ctx context.Context, wait bool) (*Hold, error) {
 	for recreates := 0; ; recreates++ {
 		spec := l.driver.Node()
 		// The Stat of our node (its czxid is the fencing token, its owner
-		// the session it lives in) comes with the create, at no extra
-		// request: ZooKeeper answers a session's requests in order, so a
-		// separate exists would delay the listing behind it.
-		var stat zk.Stat
+		// the session it lives in) comes with the create's reply, and the
+		// first listing is sent right behind the create: ZooKeeper answers
+		// a session's requests in order, so the listing shows our node and
+		// an uncontended acquire costs one round trip.
+		var (
+			stat  zk.Stat
+			first []string
+		)
 		node, err := l.c.Create(ctx, framework.JoinPath(l.path, spec.Name), spec.Data,
 			framework.WithMode(spec.Mode), framework.Protected(), framework.CreatingParentContainers(),
-			framework.StoringStatIn(&stat))
+			framework.StoringStatIn(&stat), framework.ListingParent(&first))
 		if err != nil {
 			if node != "" {
 				l.deleteNode(ctx, node)
 			}
 			return nil, fmt.Errorf("lock %s: %w", l.path, err)
 		}
-		h, err := l.wait(ctx, node, &stat, wait)
+		h, err := l.wait(ctx, node, &stat, first, wait)
 		if err == nil {
 			return h, nil
 		}
@@ -156,9 +161,28 @@ func (l *Internals) Acquire(ctx context.Context, wait bool) (*Hold, error) {
 // errRecreate means our node is missing or belongs to a dead session.
 var errRecreate = errors.New("own node lost")
 
-// wait is the loop proper, for one node of ours, created with Stat stat.
-func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, wait bool) (*Hold, error) {
+// wait is the loop proper, for one node of ours, created with Stat stat;
+// first is the listing that came with the create (nil if none).
+//
+// A waiter watches the node its driver names (P) and, unless P's deletion
+// alone lets it hold, the node just before P (PP), plus its own node: at
+// most three watches, set in one round trip. When PP goes it lists again
+// while P still holds, off the critical path, and usually finds P alone
+// ahead; then P's deletion grants the lock with no request at all, so a
+// hand-over costs the holder's delete and its notification, one round trip
+// instead of two. Each delete notifies at most the two waiters that watch
+// it: no herd. The grant without a read is sound because nodes only join
+// behind ours (the driver vouches for that with HeldWhenGone, and the loop
+// checks the rest by asking the driver about the listing without P, which
+// also names PP: what the driver would watch then), and
+// because our own node is watched too: events of a session arrive in the
+// order the server sent them, so no deletion of our node came before P's.
+// After any state change the ordering argument is void (watches are set
+// again on reconnection in no particular order), and the loop reads
+// instead.
+func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, first []string, wait bool) (*Hold, error) {
 	_, own := framework.SplitPath(node)
+	ws := watchSet{l: l, node: node, chs: map[string]<-chan zk.Event{}}
 	for {
 		// maxLeases then changed: see WithChanged for the contract that
 		// keeps a change between the two calls from being missed.
@@ -167,17 +191,26 @@ func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, wait b
 		if l.changed != nil {
 			changed = l.changed()
 		}
-		sorted, st, err := l.list(ctx, node, stat == nil)
-		if errors.Is(err, zk.ErrNoNode) {
-			// The lock path is gone, so our node is too (its container
-			// parent was reaped after our session ended).
-			return nil, errRecreate
-		}
-		if err != nil {
-			return nil, err
-		}
-		if st != nil {
-			stat = st
+		var sorted []string
+		if first != nil {
+			sorted, first = SortChildren(first, l.driver.Sequence), nil
+		} else {
+			var (
+				st  *zk.Stat
+				err error
+			)
+			sorted, st, err = l.list(ctx, node, stat == nil)
+			if errors.Is(err, zk.ErrNoNode) {
+				// The lock path is gone, so our node is too (its container
+				// parent was reaped after our session ended).
+				return nil, errRecreate
+			}
+			if err != nil {
+				return nil, err
+			}
+			if st != nil {
+				stat = st
+			}
 		}
 		if stat == nil || stat.EphemeralOwner != l.c.SessionID() || indexOf(sorted, own) < 0 {
 			return nil, errRecreate
@@ -192,23 +225,32 @@ func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, wait b
 		if !wait {
 			return nil, ErrWouldBlock
 		}
-		_, _, ch, err := l.c.GetW(ctx, framework.JoinPath(l.path, v.Watch))
-		if errors.Is(err, zk.ErrNoNode) {
-			continue // gone between the listing and the watch: look again
-		}
+		p := v.Watch
+		grant, pp := l.withoutP(sorted, own, p, max)
+		grant = grant && v.HeldWhenGone
+		gone, err := ws.set(ctx, p, pp)
 		if err != nil {
 			return nil, err
 		}
+		if gone {
+			continue // P or PP went between the listing and the watch: look again
+		}
+		l.log.Debug("waiting", zap.String("node", node), zap.String("watch", p),
+			zap.String("watchAlso", pp), zap.Bool("heldWhenGone", grant))
 		if l.c.SessionID() != stat.EphemeralOwner {
-			// The session ended while GetW was retrying: the watch may be
-			// in the new session, but our node died with the old one.
-			// Never wait on a node of a dead session.
+			// The session ended while the watches were being set: they
+			// may be in the new session, but our node died with the old
+			// one. Never wait on a node of a dead session.
 			return nil, errRecreate
 		}
 		select {
-		case ev := <-ch:
+		case ev := <-ws.chs[p]:
+			delete(ws.chs, p)
 			l.log.Debug("watch fired", zap.String("node", node), zap.Stringer("event", ev.Type))
-			if ev.Type == zk.EventNodeDeleted && v.HeldWhenGone && l.maxLeases() == max {
+			if ev.Type == zk.EventNodeDeleted && grant && l.maxLeases() == max {
+				if ws.ownAlive(stat) {
+					return l.hold(node, stat), nil
+				}
 				st, err := l.c.Exists(ctx, node)
 				if err != nil {
 					return nil, err
@@ -220,6 +262,23 @@ func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, wait b
 			}
 			if ev.Type == zk.EventNotWatching {
 				stat = nil // the session may be gone: check our node again
+				ws.reset()
+			}
+		case ev := <-ws.chs[pp]: // nil channel when pp is "": never ready
+			delete(ws.chs, pp)
+			l.log.Debug("watch before the predecessor fired", zap.String("node", node), zap.Stringer("event", ev.Type))
+			if ev.Type == zk.EventNotWatching {
+				stat = nil
+				ws.reset()
+			}
+		case ev := <-ws.own:
+			ws.own = nil
+			switch ev.Type {
+			case zk.EventNodeDeleted:
+				return nil, errRecreate
+			case zk.EventNotWatching:
+				stat = nil
+				ws.reset()
 			}
 		case <-changed:
 		case <-ctx.Done():
@@ -228,6 +287,132 @@ func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, wait b
 			return nil, framework.ErrClosed
 		}
 	}
+}
+
+// withoutP asks the driver about the listing without p. If our node would
+// hold, held is true: p's deletion alone lets us hold (the loop's check of
+// a driver's HeldWhenGone claim, as far as a listing can tell). Otherwise pp
+// is what the driver would watch then: the node whose deletion may leave p
+// alone in our way, watched too so that we can list again while p still
+// holds.
+func (l *Internals) withoutP(sorted []string, own, p string, max int) (held bool, pp string) {
+	if p == own {
+		return false, ""
+	}
+	rest := make([]string, 0, len(sorted))
+	for _, c := range sorted {
+		if c != p {
+			rest = append(rest, c)
+		}
+	}
+	v, err := l.driver.GetsTheLock(rest, own, max)
+	switch {
+	case err != nil:
+		return false, ""
+	case v.Held:
+		return true, ""
+	case v.Watch == own:
+		return false, ""
+	default:
+		return false, v.Watch
+	}
+}
+
+// watchSet is the watches one acquire keeps while it waits: on nodes ahead,
+// by name (kept across looks, so a node watched again costs nothing), and
+// on its own node. All are go-zookeeper's ordered channels (GetWOrdered).
+type watchSet struct {
+	l    *Internals
+	node string                     // our node's path
+	chs  map[string]<-chan zk.Event // pending watches on nodes ahead
+	own  <-chan zk.Event            // pending watch on our node; nil if none
+	// since is the client's state-change channel from before the first
+	// watch was set: once it is closed, event order proves nothing.
+	since <-chan struct{}
+}
+
+// reset forgets every watch: the connection that carried them is gone
+// (EventNotWatching), so they will not fire.
+func (ws *watchSet) reset() {
+	clear(ws.chs)
+	ws.own, ws.since = nil, nil
+}
+
+// set watches p, pp (if not "") and our node, those not watched yet, in one
+// round trip. gone reports that p or pp no longer exists; a missing own
+// node is errRecreate.
+func (ws *watchSet) set(ctx context.Context, p, pp string) (gone bool, err error) {
+	if ws.since == nil {
+		ws.since = ws.l.c.StateChanged()
+	}
+	type result struct {
+		name string
+		ch   <-chan zk.Event
+		err  error
+	}
+	var want []string
+	for _, n := range []string{p, pp} {
+		if _, ok := ws.chs[n]; n != "" && !ok {
+			want = append(want, n)
+		}
+	}
+	_, ownName := framework.SplitPath(ws.node)
+	if ws.own == nil {
+		want = append(want, ownName)
+	}
+	if len(want) == 0 {
+		return false, nil
+	}
+	results := make([]result, len(want))
+	var wg sync.WaitGroup
+	for i, n := range want {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _, ch, err := ws.l.c.GetWOrdered(ctx, framework.JoinPath(ws.l.path, n))
+			results[i] = result{n, ch, err}
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		switch {
+		case errors.Is(r.err, zk.ErrNoNode) && r.name == ownName:
+			return false, errRecreate
+		case errors.Is(r.err, zk.ErrNoNode):
+			gone = true
+		case r.err != nil:
+			err = r.err
+		case r.name == ownName:
+			ws.own = r.ch
+		default:
+			ws.chs[r.name] = r.ch
+		}
+	}
+	return gone, err
+}
+
+// ownAlive reports, without a request, whether our node surely existed in
+// our live session when the event just received was sent: its watch is
+// set and has no event waiting (an earlier deletion would be waiting
+// there), no state change happened since the watches were set (the order
+// of events is only known within one connection), and the session is the
+// node's.
+func (ws *watchSet) ownAlive(stat *zk.Stat) bool {
+	if ws.own == nil {
+		return false
+	}
+	select {
+	case <-ws.since:
+		return false
+	default:
+	}
+	select {
+	case <-ws.own:
+		ws.own = nil
+		return false
+	default:
+	}
+	return ws.l.c.SessionID() == stat.EphemeralOwner
 }
 
 // list returns the sorted participants and, with withStat, our node's Stat,

@@ -577,8 +577,10 @@ func TestNeverGrantsANodeOfALostSession(t *testing.T) {
 }
 
 // After 1,000 contended cycles the server holds no watch when idle; with
-// waiters it holds exactly one per waiter, and a release wakes one waiter.
-func TestWatchesEqualWaiters(t *testing.T) {
+// waiters it holds at most three per waiter (the node ahead, the one before
+// it, its own) and the first waiter two (no node before the holder), and a
+// release wakes one waiter.
+func TestWatchesPerWaiterBounded(t *testing.T) {
 	srv := server(t)
 	ns := namespace(t)
 	const handles, cycles = 4, 1000
@@ -629,7 +631,8 @@ func TestWatchesEqualWaiters(t *testing.T) {
 		waiters = append(waiters, w)
 		eventually(t, "waiter queued", func() bool { return len(children(t, clients[0], lockPath)) == i+1 })
 	}
-	eventually(t, "one watch per waiter", func() bool { n, err := srv.WatchCount(); return err == nil && n == len(waiters) })
+	want := 3*len(waiters) - 1
+	eventually(t, "bounded watches per waiter", func() bool { n, err := srv.WatchCount(); return err == nil && n == want })
 	if err := holder.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -637,9 +640,13 @@ func TestWatchesEqualWaiters(t *testing.T) {
 	if err := <-waiters[0].done; err != nil {
 		t.Fatal(err)
 	}
+	// The first waiter holds; the watch on its own node stays until the
+	// node goes: 1. The second waiter's watch on the node before its
+	// predecessor (the old holder) fired; it lists again and, the new
+	// holder alone ahead of it, keeps 2. The others keep their 3.
 	eventually(t, "watches of the remaining waiters", func() bool {
 		n, err := srv.WatchCount()
-		return err == nil && n == len(waiters)-1
+		return err == nil && n == 1+2+3*(len(waiters)-2)
 	})
 	for _, w := range waiters[1:] {
 		select {

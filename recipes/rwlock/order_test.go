@@ -288,15 +288,20 @@ func TestHerd(t *testing.T) {
 	if err != nil || len(readers) != 4 {
 		t.Fatalf("read participants %v, %v", readers, err)
 	}
-	rbnode := "/" + ns + readers[1]
+	ranode, rbnode := "/"+ns+readers[0], "/"+ns+readers[1]
 
-	// Each waiter watches one node: ra and rb the first writer, the second
-	// writer the reader just ahead of it, rc and rd the second writer.
+	// Each waiter watches the node its driver names (P) and, unless P's
+	// deletion alone grants it the lock, the node it would watch without P
+	// (PP), besides its own node: ra and rb the first writer alone; the
+	// second writer the reader just ahead of it and the one before; rc and
+	// rd the second writer and the first. A waiter also watches its own
+	// node (w1 holds without having waited).
 	eventually(t, "watches set", func() (bool, error) {
 		w, err := watchers(t)
-		return sameSessions(w[w1node], ra.c.SessionID(), rb.c.SessionID()) &&
-			sameSessions(w[rbnode], w2.c.SessionID()) &&
-			sameSessions(w[w2node], rc.c.SessionID(), rd.c.SessionID()), err
+		return sameSessions(w[w1node], ra.c.SessionID(), rb.c.SessionID(), rc.c.SessionID(), rd.c.SessionID()) &&
+			sameSessions(w[ranode], w2.c.SessionID(), ra.c.SessionID()) &&
+			sameSessions(w[rbnode], w2.c.SessionID(), rb.c.SessionID()) &&
+			sameSessions(w[w2node], rc.c.SessionID(), rd.c.SessionID(), w2.c.SessionID()), err
 	})
 
 	if err := w1.rw.WriteLock().Release(ctx); err != nil {
@@ -313,8 +318,9 @@ func TestHerd(t *testing.T) {
 	mustAcquired(t, w2.wait, "w2")
 	pending(t, rc.wait, "rc behind w2")
 	pending(t, rd.wait, "rd behind w2")
-	// rc and rd slept through the first writer's release and the readers'
-	// releases: their watches on the second writer never fired.
+	// rc and rd looked again at the first writer's release (their PP), off
+	// the critical path, but their watches on the second writer never
+	// fired.
 	for _, p := range []*party{rc, rd} {
 		if n := p.logs.FilterMessage("watch fired").Len(); n != 0 {
 			t.Errorf("%s woke %d times before the writer ahead of it released (herd)", p.name, n)
