@@ -1,7 +1,7 @@
 package curatorjava
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -28,9 +29,13 @@ type BenchConfig struct {
 	Clients int
 	// MaxLeases is the number of leases of the semv2 semaphore; 1 if zero.
 	MaxLeases int
+	// Hold is how long a worker holds the lock (or lease) before it
+	// releases it: the critical section. 0 releases at once.
+	Hold time.Duration
 	// Warmup is run but not measured (JIT compilation, node creation).
+	// RunBench only; a BenchRun's caller times its phases itself.
 	Warmup time.Duration
-	// Measure is the measured period; it must be positive.
+	// Measure is the measured period; RunBench needs it positive.
 	Measure time.Duration
 	// Stderr receives the JVM's stderr if non-nil; otherwise its tail is
 	// included in the error of a failed run.
@@ -53,6 +58,17 @@ type BenchResult struct {
 	MeanMs     float64 `json:"mean_ms"`
 }
 
+// BenchPoint is what the JVM reports when it switches phase.
+type BenchPoint struct {
+	// CPU is the JVM's process CPU time so far (user and system, every
+	// thread: Curator's, ZooKeeper's client threads, the JIT and the GC),
+	// from com.sun.management.OperatingSystemMXBean; -1 if unavailable.
+	CPU time.Duration
+	// Cycles is how many acquire+release cycles completed in the phase
+	// that just ended.
+	Cycles int64
+}
+
 // benchJVMOptions: full tiered compilation, since throughput is measured.
 // ZooKeeper 3.8's ClientCnxn logs a harmless stack trace at WARN for every
 // client it closes; the benchmark closes one per worker, so that logger is
@@ -63,29 +79,51 @@ var benchJVMOptions = []string{
 	"-Dorg.slf4j.simpleLogger.log.org.apache.zookeeper.ClientCnxn=error",
 }
 
-// RunBench runs Bench.java with cfg and returns its result. Cancelling ctx
-// kills the JVM. Errors wrap ErrNotInstalled when Java or the Curator jars
-// are missing.
-func RunBench(ctx context.Context, cfg BenchConfig) (BenchResult, error) {
+// readyTimeout bounds the JVM's start plus connecting every client.
+const readyTimeout = 2 * time.Minute
+
+// phaseTimeout bounds the JVM's answer to a phase command.
+const phaseTimeout = 30 * time.Second
+
+// BenchRun is a running Bench.java whose phases the caller drives: after
+// StartBench the workers loop (warm-up); Phase("measure") starts the
+// measured period, Phase("count") ends it while the loop goes on, and
+// Phase("stop") ends the run, after which Wait returns the result. Its
+// methods must be called from one goroutine.
+type BenchRun struct {
+	cfg    BenchConfig
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr *tailBuffer
+	lines  chan string // stdout, line by line; closed at EOF
+	failed chan string // the FAILED line of a worker, once
+	once   sync.Once
+	cancel context.CancelFunc
+}
+
+// StartBench starts Bench.java with cfg and returns once every client is
+// connected and the workers loop. Cancelling ctx kills the JVM. Errors wrap
+// ErrNotInstalled when Java or the Curator jars are missing.
+func StartBench(ctx context.Context, cfg BenchConfig) (*BenchRun, error) {
 	switch cfg.Workload {
 	case "mutex", "read", "write", "semv2":
 	default:
-		return BenchResult{}, fmt.Errorf("curatorjava: unknown workload %q (want mutex, read, write or semv2)", cfg.Workload)
+		return nil, fmt.Errorf("curatorjava: unknown workload %q (want mutex, read, write or semv2)", cfg.Workload)
 	}
 	if cfg.ConnectString == "" {
-		return BenchResult{}, errors.New("curatorjava: BenchConfig.ConnectString is empty")
+		return nil, errors.New("curatorjava: BenchConfig.ConnectString is empty")
 	}
 	if cfg.Clients < 1 {
-		return BenchResult{}, fmt.Errorf("curatorjava: BenchConfig.Clients = %d, want >= 1", cfg.Clients)
+		return nil, fmt.Errorf("curatorjava: BenchConfig.Clients = %d, want >= 1", cfg.Clients)
 	}
-	if cfg.Warmup < 0 || cfg.Measure <= 0 {
-		return BenchResult{}, fmt.Errorf("curatorjava: need Warmup >= 0 and Measure > 0, got %v and %v", cfg.Warmup, cfg.Measure)
+	if cfg.Hold < 0 {
+		return nil, fmt.Errorf("curatorjava: BenchConfig.Hold = %v, want >= 0", cfg.Hold)
 	}
 	if cfg.MaxLeases == 0 {
 		cfg.MaxLeases = 1
 	}
 	if cfg.MaxLeases < 0 {
-		return BenchResult{}, fmt.Errorf("curatorjava: BenchConfig.MaxLeases = %d, want >= 1", cfg.MaxLeases)
+		return nil, fmt.Errorf("curatorjava: BenchConfig.MaxLeases = %d, want >= 1", cfg.MaxLeases)
 	}
 	if cfg.Path == "" {
 		cfg.Path = "/curatorjava-bench/" + cfg.Workload
@@ -93,38 +131,175 @@ func RunBench(ctx context.Context, cfg BenchConfig) (BenchResult, error) {
 	java, argv, err := javaCommandArgs("Bench", benchJVMOptions,
 		cfg.ConnectString, cfg.Path, cfg.Workload,
 		strconv.Itoa(cfg.Clients), strconv.Itoa(cfg.MaxLeases),
-		seconds(cfg.Warmup), seconds(cfg.Measure))
+		strconv.FormatFloat(float64(cfg.Hold)/float64(time.Millisecond), 'f', -1, 64))
 	if err != nil {
-		return BenchResult{}, err
+		return nil, err
 	}
+	ctx, cancel := context.WithCancel(ctx)
 	cmd := exec.CommandContext(ctx, java, argv...)
 	cmd.SysProcAttr = sysProcAttr()
 	cmd.WaitDelay = 5 * time.Second
-	var stdout bytes.Buffer
-	stderr := &tailBuffer{limit: 64 << 10}
-	cmd.Stdout = &stdout
+	r := &BenchRun{cfg: cfg, cmd: cmd, stderr: &tailBuffer{limit: 64 << 10},
+		lines: make(chan string, 16), failed: make(chan string, 1), cancel: cancel}
 	if cfg.Stderr != nil {
 		cmd.Stderr = cfg.Stderr
 	} else {
-		cmd.Stderr = stderr
+		cmd.Stderr = r.stderr
 	}
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return BenchResult{}, fmt.Errorf("curatorjava: bench: %w", ctx.Err())
+	if r.stdin, err = cmd.StdinPipe(); err != nil {
+		cancel()
+		return nil, fmt.Errorf("curatorjava: bench: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("curatorjava: bench: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		cancel()
+		return nil, fmt.Errorf("curatorjava: bench: start %s: %w", java, err)
+	}
+	go r.read(stdout)
+	if _, err := r.await("READY", readyTimeout); err != nil {
+		r.kill()
+		return nil, err
+	}
+	return r, nil
+}
+
+// read splits stdout into lines; a worker's FAILED line also goes to
+// failed, so a wait for anything else ends at once.
+func (r *BenchRun) read(stdout io.Reader) {
+	defer close(r.lines)
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if msg, ok := strings.CutPrefix(line, "FAILED "); ok {
+			select {
+			case r.failed <- msg:
+			default:
+			}
+			continue
 		}
-		return BenchResult{}, fmt.Errorf("curatorjava: bench %s: %v\nstderr:\n%s", cfg.Workload, err, stderr.String())
+		r.lines <- line
 	}
-	out := strings.TrimSpace(stdout.String())
-	if i := strings.LastIndexByte(out, '\n'); i >= 0 {
-		out = out[i+1:]
+}
+
+// await returns the next stdout line that starts with prefix; other lines
+// are skipped.
+func (r *BenchRun) await(prefix string, timeout time.Duration) (string, error) {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		select {
+		case line, ok := <-r.lines:
+			if !ok {
+				return "", r.exitError(fmt.Errorf("exited before %q", prefix))
+			}
+			if strings.HasPrefix(line, prefix) {
+				return line, nil
+			}
+		case msg := <-r.failed:
+			return "", r.exitError(fmt.Errorf("worker failed: %s", msg))
+		case <-t.C:
+			return "", r.exitError(fmt.Errorf("no %q within %v", prefix, timeout))
+		}
+	}
+}
+
+func (r *BenchRun) exitError(err error) error {
+	return fmt.Errorf("curatorjava: bench %s: %w\nstderr:\n%s", r.cfg.Workload, err, r.stderr.String())
+}
+
+// Phase switches the JVM to phase ("measure", "count" or "stop") and
+// returns its CPU time and the cycles of the phase that ended.
+func (r *BenchRun) Phase(phase string) (BenchPoint, error) {
+	switch phase {
+	case "measure", "count", "stop":
+	default:
+		return BenchPoint{}, fmt.Errorf("curatorjava: unknown bench phase %q", phase)
+	}
+	if _, err := io.WriteString(r.stdin, phase+"\n"); err != nil {
+		return BenchPoint{}, r.exitError(fmt.Errorf("phase %s: %w", phase, err))
+	}
+	line, err := r.await("AT "+phase+" ", phaseTimeout)
+	if err != nil {
+		return BenchPoint{}, err
+	}
+	f := strings.Fields(line)
+	if len(f) != 4 {
+		return BenchPoint{}, r.exitError(fmt.Errorf("phase %s answered %q", phase, line))
+	}
+	cpu, err1 := strconv.ParseInt(f[2], 10, 64)
+	cycles, err2 := strconv.ParseInt(f[3], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return BenchPoint{}, r.exitError(fmt.Errorf("phase %s answered %q: %w", phase, line, err))
+	}
+	return BenchPoint{CPU: time.Duration(cpu), Cycles: cycles}, nil
+}
+
+// Wait waits for the result printed after Phase("stop") and for the JVM to
+// exit.
+func (r *BenchRun) Wait() (BenchResult, error) {
+	defer r.kill()
+	line, err := r.await("{", phaseTimeout+r.cfg.Hold)
+	if err != nil {
+		return BenchResult{}, err
 	}
 	var res BenchResult
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		return BenchResult{}, fmt.Errorf("curatorjava: bench output %q: %w", out, err)
+	if err := json.Unmarshal([]byte(line), &res); err != nil {
+		return BenchResult{}, r.exitError(fmt.Errorf("output %q: %w", line, err))
+	}
+	_ = r.stdin.Close()
+	for range r.lines {
+	}
+	if err := r.cmd.Wait(); err != nil {
+		return BenchResult{}, r.exitError(err)
 	}
 	return res, nil
 }
 
-func seconds(d time.Duration) string {
-	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+// Close ends the JVM if it still runs; after Wait it does nothing.
+func (r *BenchRun) Close() { r.kill() }
+
+func (r *BenchRun) kill() {
+	r.once.Do(func() {
+		_ = r.stdin.Close()
+		r.cancel()
+		go func() {
+			for range r.lines {
+			}
+		}()
+		_ = r.cmd.Wait()
+	})
+}
+
+// RunBench runs Bench.java with cfg, timing its phases itself (cfg.Warmup
+// unmeasured, then cfg.Measure measured), and returns its result.
+// Cancelling ctx kills the JVM. Errors wrap ErrNotInstalled when Java or the
+// Curator jars are missing.
+func RunBench(ctx context.Context, cfg BenchConfig) (BenchResult, error) {
+	if cfg.Warmup < 0 || cfg.Measure <= 0 {
+		return BenchResult{}, fmt.Errorf("curatorjava: need Warmup >= 0 and Measure > 0, got %v and %v", cfg.Warmup, cfg.Measure)
+	}
+	r, err := StartBench(ctx, cfg)
+	if err != nil {
+		return BenchResult{}, err
+	}
+	defer r.Close()
+	for _, step := range []struct {
+		wait  time.Duration
+		phase string
+	}{{cfg.Warmup, "measure"}, {cfg.Measure, "stop"}} {
+		select {
+		case <-time.After(step.wait):
+		case <-ctx.Done():
+			return BenchResult{}, fmt.Errorf("curatorjava: bench: %w", ctx.Err())
+		}
+		if _, err := r.Phase(step.phase); err != nil {
+			return BenchResult{}, err
+		}
+	}
+	return r.Wait()
 }

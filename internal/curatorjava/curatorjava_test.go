@@ -253,6 +253,41 @@ func TestCurator(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("BenchPhases", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		r, err := StartBench(ctx, BenchConfig{ConnectString: cs, Workload: "mutex", Clients: 1, Hold: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var points []BenchPoint
+		for _, phase := range []string{"measure", "count", "stop"} {
+			time.Sleep(300 * time.Millisecond)
+			p, err := r.Phase(phase)
+			if err != nil {
+				t.Fatal(err)
+			}
+			points = append(points, p)
+		}
+		res, err := r.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%+v %+v", points, res)
+		m, c := points[1], points[2]
+		// A cycle holds for 1ms, so 300ms have at most 300 of them.
+		if m.Cycles <= 0 || m.Cycles > 300 || c.Cycles <= 0 || res.Ops <= 0 || res.Ops > m.Cycles {
+			t.Fatalf("implausible cycles: phases %+v, result %+v", points, res)
+		}
+		if points[0].CPU <= 0 || m.CPU < points[0].CPU || c.CPU < m.CPU {
+			t.Fatalf("JVM CPU time not increasing: %+v", points)
+		}
+		if res.Seconds < 0.25 || res.Seconds > 5 {
+			t.Fatalf("measured period %vs, want about 0.3s", res.Seconds)
+		}
+	})
 }
 
 func TestRunBenchRejectsBadConfig(t *testing.T) {

@@ -73,5 +73,8 @@
 // # Benchmarks
 //
 // [RunBench] runs Bench.java, a closed-loop benchmark with one Curator client
-// per worker thread, and returns its measurements.
+// per worker thread, and returns its measurements. [StartBench] lets the
+// caller drive its phases (warm-up, measured, an unmeasured count window,
+// stop) so that it can read the server's counters at the boundaries; at each
+// switch the JVM reports its process CPU time and the cycles completed.
 package curatorjava

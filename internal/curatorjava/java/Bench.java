@@ -1,12 +1,18 @@
 package curatorjava;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -20,23 +26,40 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * Closed-loop lock benchmark for Apache Curator recipes.
  *
  * <p>Usage: {@code Bench <connectString> <path> <mutex|read|write|semv2>
- * <clients> <maxLeases> <warmupSeconds> <measureSeconds>}.
+ * <clients> <maxLeases> <holdMillis>}.
  *
  * <p>Starts one CuratorFramework client and one thread per simulated client;
- * every thread loops acquire then release on the same path as fast as it can.
- * After the warm-up period (not recorded) the measured period starts; an
- * operation counts if it both started and finished inside it. Latency is the
- * time from calling acquire to holding the lock. Prints one JSON object on
- * stdout; diagnostics go to stderr. Exit status 0 on success.
+ * every thread loops acquire, hold for holdMillis (0: release at once), release
+ * on the same path as fast as it can. Once every client is connected and the
+ * threads run (the warm-up, not recorded) it prints {@code READY}. The caller
+ * then drives the phases with one command per line on stdin, each answered
+ * with {@code AT <phase> <processCpuNanos> <cycles>}: the JVM's process CPU
+ * time (OperatingSystemMXBean) at the switch and the cycles completed in the
+ * phase that ended:
+ *
+ * <pre>
+ *   measure   start the measured period
+ *   count     end it; the loop goes on unmeasured (the caller counts requests)
+ *   stop      end the run
+ * </pre>
+ *
+ * <p>A cycle counts in the measured period if it both started and finished
+ * inside it. Latency is the time from calling acquire to holding the lock.
+ * After stop it prints one JSON object on stdout; diagnostics go to stderr.
+ * Exit status 0 on success.
  */
 public final class Bench {
     private static final int WARMUP = 0;
     private static final int MEASURE = 1;
-    private static final int STOP = 2;
+    private static final int COUNT = 2;
+    private static final int STOP = 3;
     /** Upper bound for a single acquire, so a broken ensemble cannot hang the run. */
     private static final long ACQUIRE_TIMEOUT_MS = 60_000;
 
     private static volatile int phase = WARMUP;
+    /** Cycles completed since the last phase switch. */
+    private static final AtomicLong completed = new AtomicLong();
+    private static long holdNanos;
 
     private interface Op {
         /** Acquires, releases and returns the acquire latency in nanoseconds. */
@@ -44,9 +67,9 @@ public final class Bench {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 7) {
+        if (args.length != 6) {
             System.err.println("usage: Bench <connectString> <path> <mutex|read|write|semv2> "
-                    + "<clients> <maxLeases> <warmupSeconds> <measureSeconds>");
+                    + "<clients> <maxLeases> <holdMillis>");
             System.exit(2);
         }
         String connectString = args[0];
@@ -54,12 +77,12 @@ public final class Bench {
         String workload = args[2];
         int clients = Integer.parseInt(args[3]);
         int maxLeases = Integer.parseInt(args[4]);
-        double warmupSeconds = Double.parseDouble(args[5]);
-        double measureSeconds = Double.parseDouble(args[6]);
-        if (clients < 1 || maxLeases < 1 || warmupSeconds < 0 || measureSeconds <= 0) {
-            System.err.println("invalid arguments: need clients>=1, maxLeases>=1, warmup>=0, measure>0");
+        double holdMillis = Double.parseDouble(args[5]);
+        if (clients < 1 || maxLeases < 1 || holdMillis < 0) {
+            System.err.println("invalid arguments: need clients>=1, maxLeases>=1, holdMillis>=0");
             System.exit(2);
         }
+        holdNanos = (long) (holdMillis * 1e6);
         switch (workload) {
             case "mutex": case "read": case "write": case "semv2":
                 break;
@@ -86,7 +109,7 @@ public final class Bench {
                     throw new IllegalStateException("could not connect to " + connectString);
                 }
             }
-            status = run(frameworks, path, workload, clients, maxLeases, warmupSeconds, measureSeconds);
+            status = run(frameworks, path, workload, clients, maxLeases);
         } catch (Throwable e) {
             System.err.println("bench failed: " + e);
             e.printStackTrace(System.err);
@@ -100,7 +123,7 @@ public final class Bench {
     }
 
     private static int run(List<CuratorFramework> frameworks, String path, String workload, int clients,
-            int maxLeases, double warmupSeconds, double measureSeconds) throws Exception {
+            int maxLeases) throws Exception {
         Op[] ops = new Op[clients];
         for (int i = 0; i < clients; i++) {
             ops[i] = newOp(frameworks.get(i), path, workload, maxLeases);
@@ -119,6 +142,7 @@ public final class Bench {
                     while (phase != STOP && failure.get() == null) {
                         boolean measured = phase == MEASURE;
                         long nanos = ops[w].run();
+                        completed.incrementAndGet();
                         if (measured && phase == MEASURE) {
                             if (n == lat.length) {
                                 lat = Arrays.copyOf(lat, n * 2);
@@ -127,7 +151,11 @@ public final class Bench {
                         }
                     }
                 } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
+                    if (failure.compareAndSet(null, e)) {
+                        // The caller waits on stdout: tell it at once.
+                        System.out.println("FAILED " + String.valueOf(e).replace('\n', ' '));
+                        System.out.flush();
+                    }
                 } finally {
                     latencies[w] = lat;
                     counts[w] = n;
@@ -137,12 +165,43 @@ public final class Bench {
             workers[i].start();
         }
 
-        sleepUnlessFailed(warmupSeconds, failure);
-        long start = System.nanoTime();
-        phase = MEASURE;
-        sleepUnlessFailed(measureSeconds, failure);
-        phase = STOP;
-        long end = System.nanoTime();
+        cpuNanos(); // loads the management classes now, not at the first switch
+        System.out.println("READY");
+        System.out.flush();
+        long start = 0;
+        long end = 0;
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line; phase != STOP && (line = in.readLine()) != null; ) {
+            int next;
+            switch (line.trim()) {
+                case "measure": next = MEASURE; break;
+                case "count": next = COUNT; break;
+                case "stop": next = STOP; break;
+                default:
+                    System.err.println("unknown command " + line);
+                    continue;
+            }
+            long now = System.nanoTime();
+            if (next == MEASURE) {
+                start = now;
+            } else if (phase == MEASURE) {
+                end = now;
+            }
+            phase = next;
+            long cycles = completed.getAndSet(0);
+            System.out.println("AT " + line.trim() + " " + cpuNanos() + " " + cycles);
+            System.out.flush();
+        }
+        if (phase != STOP) {
+            // stdin closed: the caller is gone.
+            phase = STOP;
+            System.err.println("stdin closed before stop");
+            done.await();
+            return 1;
+        }
+        if (end == 0) {
+            end = System.nanoTime();
+        }
         done.await();
         if (failure.get() != null) {
             Throwable e = failure.get();
@@ -162,7 +221,7 @@ public final class Bench {
             off += counts[i];
         }
         Arrays.sort(all);
-        double seconds = (end - start) / 1e9;
+        double seconds = start == 0 ? 0 : (end - start) / 1e9;
         double sum = 0;
         for (long v : all) {
             sum += v;
@@ -171,7 +230,7 @@ public final class Bench {
                 "{\"workload\":\"%s\",\"clients\":%d,\"max_leases\":%d,\"ops\":%d,\"seconds\":%.3f,"
                         + "\"throughput\":%.1f,\"p50_ms\":%.3f,\"p90_ms\":%.3f,\"p99_ms\":%.3f,"
                         + "\"max_ms\":%.3f,\"mean_ms\":%.3f}",
-                workload, clients, maxLeases, total, seconds, total / seconds,
+                workload, clients, maxLeases, total, seconds, seconds > 0 ? total / seconds : 0,
                 ms(percentile(all, 0.50)), ms(percentile(all, 0.90)), ms(percentile(all, 0.99)),
                 ms(total == 0 ? 0 : all[total - 1]), total == 0 ? 0.0 : sum / total / 1e6));
         return 0;
@@ -194,6 +253,7 @@ public final class Bench {
                     if (lease == null) {
                         throw new IllegalStateException("semaphore acquire timed out after " + ACQUIRE_TIMEOUT_MS + "ms");
                     }
+                    hold();
                     sem.returnLease(lease);
                     return t1 - t0;
                 };
@@ -209,18 +269,31 @@ public final class Bench {
             if (!ok) {
                 throw new IllegalStateException("acquire timed out after " + ACQUIRE_TIMEOUT_MS + "ms");
             }
+            hold();
             lock.release();
             return t1 - t0;
         };
     }
 
-    private static void sleepUnlessFailed(double seconds, AtomicReference<Throwable> failure)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + (long) (seconds * 1e9);
-        long left;
-        while ((left = deadline - System.nanoTime()) > 0 && failure.get() == null) {
-            TimeUnit.NANOSECONDS.sleep(Math.min(left, 50_000_000L));
+    /** The critical section: holdNanos of doing nothing while holding. */
+    private static void hold() {
+        if (holdNanos <= 0) {
+            return;
         }
+        long deadline = System.nanoTime() + holdNanos;
+        long left;
+        while ((left = deadline - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(left);
+        }
+    }
+
+    /** The JVM's process CPU time (user + system, all threads), or -1. */
+    private static long cpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.OperatingSystemMXBean) {
+            return ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime();
+        }
+        return -1;
     }
 
     private static long percentile(long[] sorted, double q) {
