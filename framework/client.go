@@ -43,8 +43,10 @@ type Client struct {
 	first       chan struct{}
 	expiry      *time.Timer // the client-side expiry watchdog
 	closed      bool
-	closeHooks  map[uint64]func() // OnClose's, run by Close
-	closeSeq    uint64
+	sess        *Session // the live session; nil while there is none
+	guards      map[uint64]guard
+	guardSeq    uint64
+	tripped     []trippedGuard // guards to fire once c.mu is released
 	nsEnsured   atomic.Bool
 	closeOnce   sync.Once
 	closeResult error
@@ -224,7 +226,8 @@ func (c *Client) replaced(h *handle) bool {
 // Close ends the session, so its ephemeral nodes go at once, and stops
 // every goroutine of the client (background deletes included). Before the
 // session ends, every hold of every recipe on the client ends (its Done
-// closes, its Err is ErrClosed), and every waiting call returns ErrClosed.
+// closes, its Err is ErrClosed; see Guard), and every waiting call returns
+// ErrClosed.
 // Close waits for the client's goroutines, except a state listener that is
 // running at the time: Close may be called from a listener, which then
 // ends once it returns. Calls made after Close return ErrClosed. Close is
@@ -233,18 +236,20 @@ func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
 		c.closed = true
-		c.session = 0
 		connected := c.state.IsConnected()
 		c.stopExpiryLocked()
 		h := c.h
-		hooks := c.closeHooks
-		c.closeHooks = nil
+		guards := c.guards
+		c.guards = nil
 		c.mu.Unlock()
 		// Holds end before the session does, so a holder is told before
 		// anyone else can be given its lock.
-		for _, f := range hooks {
-			f()
+		for _, g := range guards {
+			g.f(true, 0)
 		}
+		c.mu.Lock()
+		c.endSessionLocked()
+		c.mu.Unlock()
 		c.cancel()
 		c.closeConn(h, connected)
 		c.wg.Wait()
@@ -266,34 +271,6 @@ func (c *Client) closeConn(h *handle, connected bool) {
 	}
 	h.conn.Close()
 	h.wire.abandon()
-}
-
-// OnClose registers f to run when Close is called, before the session ends,
-// on the goroutine that called Close; f must not block nor call Close. The
-// recipes end their holds with it. If the client is closed already, f runs
-// at once. The returned stop unregisters f; it reports whether f was still
-// registered (so f has not run and will not).
-func (c *Client) OnClose(f func()) (stop func() bool) {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		f()
-		return func() bool { return false }
-	}
-	if c.closeHooks == nil {
-		c.closeHooks = make(map[uint64]func())
-	}
-	c.closeSeq++
-	id := c.closeSeq
-	c.closeHooks[id] = f
-	c.mu.Unlock()
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		_, ok := c.closeHooks[id]
-		delete(c.closeHooks, id)
-		return ok
-	}
 }
 
 // Done returns a channel that is closed when Close is called.

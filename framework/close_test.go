@@ -36,15 +36,29 @@ func TestCloseFromListener(t *testing.T) {
 	waitClosed(t, c.Done(), testTimeout, "client Done")
 }
 
-// OnClose hooks run inside Close, before it returns; a stopped hook never
-// runs; a hook registered after Close runs at once.
-func TestOnClose(t *testing.T) {
+// Guards fire inside Close, before it returns (closed true); a stopped
+// guard never fires; a guard registered after Close, or for a session that
+// is not the live one, fires at once.
+func TestGuard(t *testing.T) {
 	c := connectNS(t, newNamespace(t))
-	ran := make(chan string, 3)
-	c.OnClose(func() { ran <- "kept" })
-	stop := c.OnClose(func() { ran <- "stopped" })
+	ran := make(chan string, 4)
+	sid := c.SessionID()
+	c.Guard(sid, func(closed bool, _ connstate.State) {
+		if closed {
+			ran <- "kept"
+		}
+	})
+	stop := c.Guard(sid, func(bool, connstate.State) { ran <- "stopped" })
 	if !stop() {
-		t.Fatal("stop of a registered hook reported it was not registered")
+		t.Fatal("stop of a registered guard reported it was not registered")
+	}
+	c.Guard(sid+1, func(closed bool, s connstate.State) {
+		if !closed && s == connstate.Lost {
+			ran <- "other session"
+		}
+	})
+	if got := <-ran; got != "other session" {
+		t.Fatalf("guard %q fired", got)
 	}
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
@@ -52,22 +66,31 @@ func TestOnClose(t *testing.T) {
 	select {
 	case got := <-ran:
 		if got != "kept" {
-			t.Fatalf("hook %q ran", got)
+			t.Fatalf("guard %q fired", got)
 		}
 	default:
-		t.Fatal("the hook had not run when Close returned")
+		t.Fatal("the guard had not fired when Close returned")
 	}
-	late := c.OnClose(func() { ran <- "late" })
+	late := c.Guard(sid, func(closed bool, _ connstate.State) {
+		if closed {
+			ran <- "late"
+		}
+	})
 	if got := <-ran; got != "late" {
-		t.Fatalf("hook %q ran", got)
+		t.Fatalf("guard %q fired", got)
 	}
 	if late() {
-		t.Fatal("stop of a hook that ran reported it registered")
+		t.Fatal("stop of a guard that fired reported it registered")
 	}
 	select {
 	case got := <-ran:
-		t.Fatalf("hook %q ran", got)
+		t.Fatalf("guard %q fired", got)
 	default:
+	}
+	select {
+	case <-c.Session().Done():
+	default:
+		t.Fatal("Session().Done() open after Close")
 	}
 }
 

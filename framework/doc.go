@@ -72,7 +72,7 @@
 // # Closing
 //
 // Close first ends every recipe's hold (Done closes, Err is ErrClosed; see
-// OnClose), then ends the session, so ephemeral nodes go at once, and stops
+// Guard), then ends the session, so ephemeral nodes go at once, and stops
 // every goroutine the client started, background deletes included, and
 // closes its sockets. Every call after Close returns ErrClosed. Close may
 // be called from a state listener.

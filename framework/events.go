@@ -55,6 +55,7 @@ func (c *Client) run() {
 		case <-c.events.wake:
 			for _, e := range c.events.drain() {
 				c.handle(e)
+				c.fireGuards()
 			}
 		case <-c.ctx.Done():
 			return
@@ -80,15 +81,15 @@ func (c *Client) handle(e connEvent) {
 		sid := c.h.conn.SessionID()
 		switch {
 		case c.state == 0:
-			c.session = sid
+			c.startSessionLocked(sid)
 			c.setStateLocked(connstate.Connected)
 			close(c.first)
 		case c.state == connstate.Lost:
-			c.session = sid
+			c.startSessionLocked(sid)
 			c.setStateLocked(connstate.Reconnected)
 		case sid != c.session:
 			c.loseLocked()
-			c.session = sid
+			c.startSessionLocked(sid)
 			c.setStateLocked(connstate.Reconnected)
 		case c.state == connstate.Suspended:
 			c.setStateLocked(connstate.Reconnected)
@@ -117,6 +118,7 @@ func (c *Client) handle(e connEvent) {
 
 func (c *Client) setStateLocked(s connstate.State) {
 	c.state = s
+	c.tripGuardsLocked(s)
 	close(c.changed)
 	c.changed = make(chan struct{})
 	c.listeners.Publish(s)
@@ -124,7 +126,7 @@ func (c *Client) setStateLocked(s connstate.State) {
 }
 
 func (c *Client) loseLocked() {
-	c.session = 0
+	c.endSessionLocked()
 	c.setStateLocked(connstate.Lost)
 }
 

@@ -21,7 +21,7 @@ type Hold struct {
 	czxid   int64
 	session int64
 	done    chan struct{}
-	cancel  func() // stops the state listener and the close hook
+	cancel  func() // unregisters the client's guard
 
 	mu       sync.Mutex
 	err      error // nil while held
@@ -42,28 +42,20 @@ func NewHold(c *framework.Client, node string, stat *zk.Stat, log *zap.Logger) *
 		log = zap.NewNop()
 	}
 	h := &Hold{c: c, log: log, node: node, czxid: stat.Czxid, session: stat.EphemeralOwner, done: make(chan struct{})}
-	policy := c.ErrorPolicy()
-	stopListen := c.Listen(func(s connstate.State) {
-		if policy.IsError(s) {
-			h.end(ErrLockLost, s.String(), true)
+	// One registry of the client ends every hold, with no goroutine each:
+	// on a state the error policy counts as an error, on the end of the
+	// node's session (at once if it ended already), and on Close, before
+	// the session ends (the session's end deletes the node then).
+	stop := c.Guard(h.session, func(closed bool, s connstate.State) {
+		if closed {
+			h.end(framework.ErrClosed, "client closed", false)
+			return
 		}
+		h.end(ErrLockLost, s.String(), true)
 	})
-	// Close ends the hold before it ends the session: the session's end
-	// deletes the node, and nothing else can be done on a closed client.
-	stopClose := c.OnClose(func() { h.end(framework.ErrClosed, "client closed", false) })
-	cancel := func() { stopListen(); stopClose() }
 	h.mu.Lock()
-	h.cancel = cancel
-	ended := h.err != nil // the listener or the close hook may have run already
+	h.cancel = func() { stop() }
 	h.mu.Unlock()
-	if ended {
-		cancel()
-	}
-	// A state change between our last request and Listen would be missed:
-	// look at the state now.
-	if st := c.State(); policy.IsError(st) || c.SessionID() != h.session {
-		h.end(ErrLockLost, "session changed while acquiring", true)
-	}
 	return h
 }
 
@@ -78,7 +70,7 @@ func (h *Hold) end(err error, why string, del bool) {
 	}
 	h.err = err
 	close(h.done)
-	cancel := h.cancel // nil while NewHold is still registering: it cancels then
+	cancel := h.cancel // nil while NewHold is still registering: nothing to stop then
 	h.mu.Unlock()
 	h.log.Info("lock lost", zap.String("node", h.node), zap.String("why", why))
 	if cancel != nil {

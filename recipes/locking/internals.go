@@ -183,6 +183,13 @@ var errRecreate = errors.New("own node lost")
 func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, first []string, wait bool) (*Hold, error) {
 	_, own := framework.SplitPath(node)
 	ws := watchSet{l: l, node: node, chs: map[string]<-chan zk.Event{}}
+	// Our node lives as long as its session: once that is lost, waiting
+	// is pointless (a watch set again by a retry would be in the new
+	// session, but our node died with the old one).
+	sess := l.c.Session()
+	if sess.ID() != stat.EphemeralOwner {
+		return nil, errRecreate
+	}
 	for {
 		// maxLeases then changed: see WithChanged for the contract that
 		// keeps a change between the two calls from being missed.
@@ -281,6 +288,13 @@ func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, first 
 				ws.reset()
 			}
 		case <-changed:
+		case <-sess.Done():
+			select {
+			case <-l.c.Done():
+				return nil, framework.ErrClosed
+			default:
+				return nil, errRecreate
+			}
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-l.c.Done():

@@ -332,7 +332,10 @@ func TestHerd(t *testing.T) {
 	mustAcquired(t, rc.wait, "rc")
 	mustAcquired(t, rd.wait, "rd")
 	for _, p := range []*party{ra, rb, w2, rc, rd} {
-		if n := p.logs.FilterMessage("watch fired").Len(); n != 1 {
+		n := p.logs.FilterMessage("watch fired").Len()
+		// w2 may find itself first when it lists again after the reader
+		// before its predecessor went: then its own watch never fires.
+		if n != 1 && !(p == w2 && n == 0) {
 			t.Errorf("%s woke %d times, want once", p.name, n)
 		}
 	}

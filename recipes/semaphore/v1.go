@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locking"
 )
@@ -74,20 +73,11 @@ func (s *Semaphore) acquireV1(ctx context.Context, wait bool) (*Lease, error) {
 		v2Node:         func() (string, error) { return s.v2Node(ctx) },
 	}
 
-	// The loop looks again when its changed channel closes. It must when
-	// the maximum changes, and also when the session is lost: the loop
-	// can set its watch on the node ahead in a new session (the getData is
-	// retried across the loss) and then wait there although our node died
-	// with the old session. A Lost state makes it list again and find out.
-	// Both fire one wake; the loop asks for a channel at every look, and
-	// all of them cost no goroutine but the one relay of count changes.
+	// The loop looks again when its changed channel closes: when the
+	// maximum changes (the loop itself watches for the loss of our node's
+	// session). The loop asks for a channel at every look; they cost no
+	// goroutine but the one relay of count changes.
 	w := newWake()
-	stop := s.c.Listen(func(st connstate.State) {
-		if st == connstate.Lost {
-			w.fire()
-		}
-	})
-	defer stop()
 	if s.opts.count != nil {
 		done := make(chan struct{})
 		finished := relay(w, func() <-chan struct{} { _, ch := s.limit(); return ch }, done)
