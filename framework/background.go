@@ -36,7 +36,7 @@ func (c *Client) background(task func(ctx context.Context, conn *zk.Conn) error)
 				}
 				return
 			}
-			err = task(c.ctx, conn)
+			err = connectionLoss(task(c.ctx, conn))
 			if err == nil {
 				return
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -56,10 +57,13 @@ type Client struct {
 // handle is one go-zookeeper connection. The client replaces it when it
 // declares a session lost on its own, so that Lost always means a new session.
 type handle struct {
-	conn  *zk.Conn
-	gen   uint64
-	ready chan struct{} // closed once credentials are added, or refused
-	wire  *wire         // what its frames told us
+	conn *zk.Conn
+	// loopEvents is go-zookeeper's event channel, unread (events come
+	// through the callback); it is closed when its connection loop ends.
+	loopEvents <-chan zk.Event
+	gen        uint64
+	ready      chan struct{} // closed once credentials are added, or refused
+	wire       *wire         // what its frames told us
 	// authErr, written before ready closes, wraps ErrAuthFailed if the
 	// server refused the credentials: operations on this connection then
 	// fail with it rather than run without them.
@@ -160,7 +164,7 @@ func (c *Client) dial(gen uint64) (*handle, error) {
 	if dialer == nil {
 		dialer = net.DialTimeout
 	}
-	conn, _, err := zk.Connect(c.servers, c.opts.sessionTimeout,
+	conn, loopEvents, err := zk.Connect(c.servers, c.opts.sessionTimeout,
 		zk.WithDialer(h.wire.dialer(dialer)),
 		zk.WithLogger(zkLogger{c.log.Named("zk")}),
 		zk.WithLogInfo(false),
@@ -175,7 +179,7 @@ func (c *Client) dial(gen uint64) (*handle, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.conn = conn
+	h.conn, h.loopEvents = conn, loopEvents
 	if len(c.opts.auth) == 0 {
 		close(h.ready)
 		return h, nil
@@ -266,11 +270,35 @@ func (c *Client) Close() error {
 // and go-zookeeper's Close returns at once. Either way no goroutine of
 // go-zookeeper is left reading a silent socket.
 func (c *Client) closeConn(h *handle, connected bool) {
-	if !connected {
+	if connected {
+		h.conn.Close()
 		h.wire.abandon()
+		return
 	}
-	h.conn.Close()
+	// Closing the socket first lets go-zookeeper's loop, stuck reading it,
+	// reach its pause between dials, which its Close ends at once. But its
+	// Close also waits up to a second for the reply to a close request,
+	// and when the loop ends before that request is queued (a race inside
+	// go-zookeeper) nobody answers it. So wait for Close, or for the loop's
+	// end (its event channel closes then), whichever comes first; in the
+	// second case the goroutine inside go-zookeeper's Close ends on its own
+	// within the second, holding nothing.
 	h.wire.abandon()
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		h.conn.Close()
+	}()
+	loopEnded := make(chan struct{})
+	go func() {
+		defer close(loopEnded)
+		for range h.loopEvents {
+		}
+	}()
+	select {
+	case <-closed:
+	case <-loopEnded:
+	}
 }
 
 // Done returns a channel that is closed when Close is called.
@@ -447,36 +475,71 @@ func (c *Client) do(ctx context.Context, op func(conn *zk.Conn) error) error {
 	if c.isClosed() {
 		return ErrClosed
 	}
+	// The first attempt runs without the retry machinery, whose contexts
+	// and budget frame only retries need: most calls succeed at once.
+	err := c.attempt(ctx, ctx, op)
+	if err == nil || !retry.IsRetryable(err) {
+		if err != nil && ctx.Err() == nil && c.isClosed() {
+			return ErrClosed
+		}
+		return err
+	}
 	// Close must also end a call that sleeps before its next retry, which
 	// only the context given to retry.Do can cut short.
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(c.ctx, cancel)
 	defer stop()
-	err := retry.Do(rctx, c.opts.retryPolicy, func(rctx context.Context) error {
-		if err := c.waitConnected(rctx); err != nil {
+	// retry.Do's first attempt is the one made above: it reports that
+	// attempt's error, so the policy counts it as before.
+	first := err
+	err = retry.Do(rctx, c.opts.retryPolicy, func(rctx context.Context) error {
+		if first != nil {
+			err := first
+			first = nil
 			return err
 		}
-		conn, err := c.current(rctx)
-		if err != nil {
-			return err
-		}
-		// The request waits on the caller's ctx, not rctx: Close fails
-		// pending requests by itself, and a ctx without Done (Background)
-		// then costs no goroutine per request.
-		err = await(ctx, func() error { return op(conn) })
-		if err != nil && c.isClosed() && !errors.Is(err, ctx.Err()) {
-			return ErrClosed
-		}
-		if err != nil {
-			c.log.Debug("operation failed", zap.Error(err))
-		}
-		return err
+		return c.attempt(ctx, rctx, op)
 	})
 	if err != nil && ctx.Err() == nil && c.isClosed() {
 		return ErrClosed
 	}
 	return err
+}
+
+// attempt makes one attempt of op: it waits (on rctx) for a connection and
+// its credentials, and runs op, waiting for it on the caller's ctx.
+func (c *Client) attempt(ctx, rctx context.Context, op func(conn *zk.Conn) error) error {
+	if err := c.waitConnected(rctx); err != nil {
+		return err
+	}
+	conn, err := c.current(rctx)
+	if err != nil {
+		return err
+	}
+	// The request waits on the caller's ctx, not rctx: Close fails
+	// pending requests by itself, and a ctx without Done (Background)
+	// then costs no goroutine per request.
+	err = connectionLoss(await(ctx, func() error { return op(conn) }))
+	if err != nil && c.isClosed() && !errors.Is(err, ctx.Err()) {
+		return ErrClosed
+	}
+	if err != nil {
+		c.log.Debug("operation failed", zap.Error(err))
+	}
+	return err
+}
+
+// connectionLoss marks an error of the network under a request (go-zookeeper
+// hands a failed socket write to the request it was sending, as a raw
+// *net.OpError such as "broken pipe") as the connection loss it is:
+// zk.ErrConnectionClosed, which the retry policy retries.
+func connectionLoss(err error) error {
+	var ne net.Error
+	if err == nil || errors.Is(err, zk.ErrConnectionClosed) || !(errors.As(err, &ne) || errors.Is(err, io.EOF)) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", zk.ErrConnectionClosed, err)
 }
 
 // await runs f, returning early with ctx's error if ctx ends first. f keeps

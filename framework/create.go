@@ -2,6 +2,8 @@ package framework
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -159,8 +161,29 @@ const ProtectedPrefix = "_c_"
 // protectedOverhead is how much longer a protected name is than the name.
 const protectedOverhead = len(ProtectedPrefix) + 36 + len("-")
 
-// protectedName returns "_c_<uuid>-<name>".
-func protectedName(id, name string) string { return ProtectedPrefix + id + "-" + name }
+// newProtectedPrefix returns "_c_<random UUID>-", built in one allocation
+// (it is on every lock's acquire path).
+func newProtectedPrefix() string {
+	var id [16]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		panic(err) // crypto/rand.Read does not fail on the platforms Go supports
+	}
+	id[6] = id[6]&0x0f | 0x40 // version 4
+	id[8] = id[8]&0x3f | 0x80 // RFC 4122 variant
+	var b [protectedOverhead]byte
+	copy(b[:], ProtectedPrefix)
+	hex.Encode(b[3:11], id[0:4])
+	b[11] = '-'
+	hex.Encode(b[12:16], id[4:6])
+	b[16] = '-'
+	hex.Encode(b[17:21], id[6:8])
+	b[21] = '-'
+	hex.Encode(b[22:26], id[8:10])
+	b[26] = '-'
+	hex.Encode(b[27:39], id[10:16])
+	b[39] = '-'
+	return string(b[:])
+}
 
 // IsProtected reports whether name is a protected node name as Curator
 // recognises it: longer than 40, "_c_" prefix, a UUID in [3, 39) and a '-'
@@ -288,33 +311,35 @@ func (c *Client) createListing(ctx context.Context, conn *zk.Conn, path string, 
 		return c.createOnce(ctx, conn, path, data, acl, o)
 	}
 	sent := w.expect(c.full(path))
-	parent, _ := SplitPath(path)
-	type listing struct {
-		children []string
-		err      error
+	type result struct {
+		p   string
+		err error
 	}
-	listed := make(chan listing, 1)
-	stop := make(chan struct{})
+	created := make(chan result, 1)
 	go func() {
-		select {
-		case <-sent:
-			children, _, err := conn.Children(c.full(parent))
-			listed <- listing{children, err}
-		case <-stop:
-			listed <- listing{err: errNotListed}
-		}
+		p, err := c.createOnce(ctx, conn, path, data, acl, o)
+		created <- result{p, err}
 	}()
-	p, err := c.createOnce(ctx, conn, path, data, acl, o)
-	close(stop)
-	l := <-listed
-	if err == nil && l.err == nil {
-		_, name := SplitPath(p)
-		if slices.Contains(l.children, name) {
-			*o.list = l.children
+	var (
+		r        result
+		children []string
+		lerr     = errNotListed
+	)
+	select {
+	case <-sent:
+		parent, _ := SplitPath(path)
+		children, _, lerr = conn.Children(c.full(parent))
+		r = <-created
+	case r = <-created:
+	}
+	if r.err == nil && lerr == nil {
+		_, name := SplitPath(r.p)
+		if slices.Contains(children, name) {
+			*o.list = children
 			o.listed = true
 		}
 	}
-	return p, err
+	return r.p, r.err
 }
 
 // createOnce makes one attempt, creating missing parents (and the namespace)
@@ -407,51 +432,55 @@ func (c *Client) ensureNamespace(conn *zk.Conn) error {
 	return nil
 }
 
+// protectedCall is the state of one protected create, shared by its
+// attempts (one allocation instead of one per variable).
+type protectedCall struct {
+	mu        sync.Mutex
+	attempted bool
+	inflight  int
+	abandoned bool
+	idle      chan struct{} // closed when the last attempt ends after abandon
+	handOff   bool          // the caller stopped waiting: attempts clean up
+	created   string
+	foundStat *zk.Stat // of a node found by its protected name
+	w         *wire
+}
+
 // createProtected is the protected create of wire-format.md: before each
 // retry, look for our UUID among the parent's children.
 func (c *Client) createProtected(ctx context.Context, path string, data []byte, acl []zk.ACL, o *createOptions) (string, error) {
-	id := uuid.NewString()
+	prefix := newProtectedPrefix()
 	parent, name := SplitPath(path)
-	ppath := JoinPath(parent, protectedName(id, name))
-	prefix := ProtectedPrefix + id + "-"
+	ppath := parent + "/" + prefix + name
+	if parent == "/" {
+		ppath = "/" + prefix + name
+	}
 	// When ctx ends, c.do returns while the attempt's request may still be
 	// on its way: the server may apply the create after we gave up. So the
 	// caller waits (bounded) for the attempt to end and then deletes what
 	// it made; if the wait times out, the attempt itself starts a
 	// background clean-up when it ends.
-	var (
-		mu        sync.Mutex
-		attempted bool
-		inflight  int
-		abandoned bool
-		idle      chan struct{} // closed when the last attempt ends after abandon
-		handOff   bool          // the caller stopped waiting: attempts clean up
-	)
-	var (
-		created   string
-		foundStat *zk.Stat // of a node found by its protected name
-		w         *wire
-	)
+	pc := &protectedCall{}
 	err := c.do(ctx, func(conn *zk.Conn) error {
-		mu.Lock()
-		if abandoned {
-			mu.Unlock()
+		pc.mu.Lock()
+		if pc.abandoned {
+			pc.mu.Unlock()
 			return context.Canceled
 		}
-		retrying := attempted
-		attempted = true
-		inflight++
-		mu.Unlock()
+		retrying := pc.attempted
+		pc.attempted = true
+		pc.inflight++
+		pc.mu.Unlock()
 		defer func() {
-			mu.Lock()
-			inflight--
-			last := abandoned && inflight == 0
-			if last && idle != nil {
-				close(idle)
-				idle = nil
+			pc.mu.Lock()
+			pc.inflight--
+			last := pc.abandoned && pc.inflight == 0
+			if last && pc.idle != nil {
+				close(pc.idle)
+				pc.idle = nil
 			}
-			background := last && handOff
-			mu.Unlock()
+			background := last && pc.handOff
+			pc.mu.Unlock()
 			if background {
 				c.findAndDeleteInBackground(parent, prefix)
 			}
@@ -462,7 +491,7 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 				return err
 			}
 			if found != "" {
-				created, foundStat = found, st
+				pc.created, pc.foundStat = found, st
 				return nil
 			}
 		}
@@ -470,38 +499,38 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 		if o.stat != nil || o.list != nil {
 			if cw = c.wireOf(conn); cw != nil {
 				cw.expect(c.full(ppath))
-				mu.Lock()
-				w = cw
-				mu.Unlock()
+				pc.mu.Lock()
+				pc.w = cw
+				pc.mu.Unlock()
 			}
 		}
 		p, err := c.createListing(ctx, conn, ppath, data, acl, o, cw)
-		created = p
+		pc.created = p
 		return err
 	})
-	mu.Lock()
-	lastWire := w
-	mu.Unlock()
+	pc.mu.Lock()
+	lastWire := pc.w
+	pc.mu.Unlock()
 	if err == nil {
-		if foundStat != nil && o.stat != nil {
-			*o.stat = *foundStat
+		if pc.foundStat != nil && o.stat != nil {
+			*o.stat = *pc.foundStat
 			o.stat = nil // filled: finishCreate only forgets the wire's note
 		}
-		return created, c.finishCreate(ctx, lastWire, c.full(ppath), created, o)
+		return pc.created, c.finishCreate(ctx, lastWire, c.full(ppath), pc.created, o)
 	}
 	if lastWire != nil {
 		lastWire.take(c.full(ppath))
 	}
-	mu.Lock()
-	abandoned = true
-	pending := inflight > 0
-	wait := idle
+	pc.mu.Lock()
+	pc.abandoned = true
+	pending := pc.inflight > 0
+	wait := pc.idle
 	if pending {
 		wait = make(chan struct{})
-		idle = wait
+		pc.idle = wait
 	}
-	mayExist := attempted && (pending || retry.IsRetryable(err) || ctx.Err() != nil)
-	mu.Unlock()
+	mayExist := pc.attempted && (pending || retry.IsRetryable(err) || ctx.Err() != nil)
+	pc.mu.Unlock()
 	if !mayExist {
 		return "", fmt.Errorf("create %s: %w", path, err)
 	}
@@ -516,13 +545,13 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 		case <-dctx.Done():
 		case <-c.ctx.Done():
 		}
-		mu.Lock()
-		if inflight > 0 {
-			handOff = true
-			mu.Unlock()
+		pc.mu.Lock()
+		if pc.inflight > 0 {
+			pc.handOff = true
+			pc.mu.Unlock()
 			return "", fmt.Errorf("create %s: %w", path, err)
 		}
-		mu.Unlock()
+		pc.mu.Unlock()
 	}
 	if dctx.Err() != nil {
 		c.findAndDeleteInBackground(parent, prefix)

@@ -31,13 +31,18 @@ func ValidatePath(p string) error {
 	case !utf8.ValidString(p):
 		return bad("not UTF-8")
 	}
-	for _, seg := range strings.Split(p[1:], "/") {
+	for rest := p[1:]; ; {
+		seg, after, more := strings.Cut(rest, "/")
 		switch seg {
 		case "":
 			return bad("empty segment")
 		case ".", "..":
 			return bad("relative segment " + seg)
 		}
+		if !more {
+			break
+		}
+		rest = after
 	}
 	for _, r := range p {
 		switch {

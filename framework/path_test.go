@@ -1,6 +1,8 @@
 package framework
 
 import (
+	"github.com/google/uuid"
+
 	"errors"
 	"fmt"
 	"strings"
@@ -163,9 +165,13 @@ func TestProtectedNames(t *testing.T) {
 			}
 		})
 	}
-	n := protectedName("37b3ce00-bf16-4fa6-8519-db89479745b6", "lock-")
-	if !IsProtected(n+"0000000001") || len(n) != 45 || n[39] != '-' {
-		t.Fatalf("protectedName made %q", n)
+	p := newProtectedPrefix()
+	n := p + "lock-"
+	if !IsProtected(n+"0000000001") || len(n) != 45 || n[39] != '-' || StripProtected(n+"1") != "lock-1" {
+		t.Fatalf("newProtectedPrefix made %q", p)
+	}
+	if _, err := uuid.Parse(p[3:39]); err != nil || p == newProtectedPrefix() {
+		t.Fatalf("newProtectedPrefix made %q: %v (or the same twice)", p, err)
 	}
 }
 

@@ -35,7 +35,7 @@ type wire struct {
 	mu        sync.Mutex
 	live      *wireConn              // the socket in use, nil between connections
 	abandoned bool                   // the connection was closed: dial no more
-	want      map[string]chan struct{} // request paths of creates to watch; closed when sent
+	want      map[string]wanted      // creates to watch, by request path
 	pending   map[int32]string       // xid -> request path, in flight
 	got       map[string]createReply // request path -> reply
 }
@@ -57,7 +57,7 @@ const (
 )
 
 func newWire() *wire {
-	return &wire{want: map[string]chan struct{}{}, pending: map[int32]string{}, got: map[string]createReply{}}
+	return &wire{want: map[string]wanted{}, pending: map[int32]string{}, got: map[string]createReply{}}
 }
 
 func (w *wire) timeout() int64 {
@@ -91,12 +91,18 @@ func (w *wire) ack(t time.Time) {
 func (w *wire) expect(path string) <-chan struct{} {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	sent, ok := w.want[path]
+	e, ok := w.want[path]
 	if !ok {
-		sent = make(chan struct{})
-		w.want[path] = sent
+		e = wanted{path: path, sent: make(chan struct{})}
+		w.want[path] = e
 	}
-	return sent
+	return e.sent
+}
+
+// wanted is a create whose reply we want to read.
+type wanted struct {
+	path string        // the request path (the map's key)
+	sent chan struct{} // closed once the request is written
 }
 
 // take returns the reply to a create of path, if seen, and forgets it.
@@ -220,7 +226,9 @@ func (c *wireConn) answered(xid int32) (time.Time, bool) {
 	defer c.sentMu.Unlock()
 	for i, r := range c.sent {
 		if r.xid == xid {
-			c.sent = c.sent[i+1:]
+			// Drop it and those before it, keeping the array.
+			n := copy(c.sent, c.sent[i+1:])
+			c.sent = c.sent[:n]
 			return r.at, true
 		}
 	}
@@ -240,15 +248,16 @@ func (c *wireConn) request(p []byte) {
 	if n < 0 || 16+n > len(p) {
 		return
 	}
-	path := string(p[16 : 16+n])
 	c.w.mu.Lock()
-	if sent, ok := c.w.want[path]; ok {
+	// The lookup with string(bytes) does not allocate; the path stored is
+	// the map's own key.
+	if e, ok := c.w.want[string(p[16:16+n])]; ok {
 		select {
-		case <-sent:
+		case <-e.sent:
 		default:
-			close(sent)
+			close(e.sent)
 		}
-		c.w.pending[int32(binary.BigEndian.Uint32(p[4:8]))] = path
+		c.w.pending[int32(binary.BigEndian.Uint32(p[4:8]))] = e.path
 	}
 	c.w.mu.Unlock()
 }

@@ -4,38 +4,75 @@
 //
 // # The loop
 //
-// Acquire creates a protected EPHEMERAL_SEQUENTIAL node under path (parents
-// are created as containers), lists the children, keeps those that carry the
-// driver's lock name, sorts them by sequence number (signed 32-bit,
-// wrap-aware), and asks the driver's GetsTheLock. If the node does not hold
-// the lock, it watches the one node the driver names, with getData (not
-// exists, which would leave a watch behind on a missing node), and waits for
-// that node to change, for ctx to end or for the client to close. A missing
-// node to watch means "look again", never "wait".
+// Acquire creates a protected node under path (parents are created as
+// containers) and sends the listing of path right behind the create:
+// ZooKeeper answers a session's requests in order, so the listing shows our
+// node, and an uncontended acquire costs one round trip. It keeps the
+// children that carry the driver's lock name, sorts them by sequence number
+// (signed 32-bit, wrap-aware) and asks the driver's GetsTheLock.
 //
-// When the watched node was the only one in the way, its deletion grants the
-// lock without listing again: sequence numbers only grow, so no node can be
-// created ahead of ours. The loop still confirms, with one exists call, that
-// our own node is there and belongs to the live session; a node deleted by an
-// operator or lost with its session is never granted.
+// A node that does not hold watches, with getData (not exists, which would
+// leave a watch behind on a missing node), at most three nodes, set in one
+// round trip: P, the node the driver names; PP, the node the driver would
+// name if P were gone (unless P's deletion alone lets us hold); and its own
+// node. When PP goes, the waiter lists again while P still holds, off the
+// critical path, and usually finds P alone in its way. Then P's deletion
+// grants the lock with no request at all: a hand-over costs the holder's
+// delete and its notification, one round trip instead of two, and each
+// delete notifies at most the waiters that watch it as P or as PP, not a
+// herd. A missing node to watch means "look again", never "wait".
+//
+// The grant without a read is sound because (1) no node that would stop us
+// can appear ahead of ours: sequence numbers only grow, and a driver that
+// makes nodes with old numbers (rwlock's downgrade) says so by not setting
+// Verdict.HeldWhenGone; (2) the loop checks the rest itself: it asks the
+// driver about the listing without P, and grants on P's deletion only if
+// the driver then says Held; (3) our node is watched too, and the events of
+// a session arrive in the order the server sent them
+// (framework.Client.GetWOrdered), so if no event on our node came before
+// P's deletion, our node existed when P went; and (4) the session is still
+// the node's. After any state change (a reconnection sets watches again and
+// they fire in no particular order) the loop reads instead, as it does when
+// the driver's claim and the loop's check disagree.
+//
+// # The driver contract
+//
+// Every call of a Driver is made on the goroutine of the Acquire that owns
+// the node, one at a time. For each attempt (a new node), Node is called
+// once, before the create. For each listing, Sequence is called for every
+// child of path, then GetsTheLock once with the sorted participants, and,
+// when our node does not hold, once more with the same participants minus
+// the node it named (the loop's check of HeldWhenGone and its way to find
+// PP). GetsTheLock must therefore be a function of its arguments (and of
+// state the driver's own Node set up for this attempt), and monotone: if
+// our node holds with some nodes ahead, it holds with any subset of them. A
+// driver may keep state between calls (rwlock's downgrade does), reset by
+// Node. Verdict.HeldWhenGone claims that no node which would stop us can
+// appear ahead of ours before Watch goes; the loop trusts the claim only
+// together with its own check, so a wrong claim costs a grant without a
+// read only when both agree.
 //
 // # Guarantees
 //
-// A failed or cancelled Acquire deletes its node before returning (on a
-// context detached from the caller's; if the connection is down, a
-// guaranteed delete keeps trying in the background). If ctx ends while the
-// create itself is in flight, Acquire returns at once and the node, if the
-// server made it, is found by its protected name and deleted in the
-// background as soon as that create completes. An Acquire that did not
-// acquire never returns a nil error. Own nodes of a dead session are never
-// waited on: they are deleted and the node is made again, under the client's
-// retry policy.
+// A failed or cancelled Acquire deletes its node before returning while
+// the connection is up (within ctx, or one round trip and at most a second
+// after ctx ended; see framework.Client.CleanupContext); while it is down,
+// Acquire returns at ctx's deadline and a guaranteed delete keeps trying in
+// the background. If ctx ends while the create itself is in flight, the
+// node, if the server made it, is found by its protected name and deleted
+// in the background as soon as that create completes. An Acquire that did
+// not acquire never returns a nil error. Own nodes of a dead session are
+// never waited on: the loop waits on the client's Session, and a node of a
+// session that ended is deleted and made again, under the client's retry
+// policy.
 //
-// # Connection loss
+// # Connection loss and Close
 //
 // A Hold ends when the client's ErrorPolicy says a state is an error
 // (Suspended and Lost under StandardPolicy, Lost under SessionPolicy): its
 // Done channel closes, Err returns ErrLockLost, and its node is deleted as
 // soon as the connection allows, so it blocks nobody once the session is
-// back.
+// back. Close ends every Hold first, with framework.ErrClosed. Holds are
+// ended by the client's one registry (framework.Client.Guard), with no
+// goroutine per hold.
 package locking

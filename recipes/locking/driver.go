@@ -22,12 +22,13 @@ type Verdict struct {
 	// Watch is the child to watch when not Held: its change is the only
 	// thing that can let our node hold.
 	Watch string
-	// HeldWhenGone is true when our node holds the lock as soon as Watch is
-	// deleted, without listing again. Set it only when that is sound: every
-	// node ahead of ours other than Watch already lets us hold, and no
-	// node that would stop us can appear ahead of ours (sequence numbers
-	// only grow, but see rwlock's downgrade, which creates a node with an
-	// old sequence number).
+	// HeldWhenGone claims that our node holds the lock as soon as Watch is
+	// deleted, without listing again: no node that would stop us can appear
+	// ahead of ours before then (sequence numbers only grow, but see
+	// rwlock's downgrade, which creates a node with an old sequence
+	// number). The loop grants on Watch's deletion only if, besides, the
+	// driver says Held for the listing without Watch (see the package
+	// documentation's driver contract).
 	HeldWhenGone bool
 }
 
@@ -41,7 +42,9 @@ type Driver interface {
 	Sequence(child string) (seq int32, ok bool)
 	// GetsTheLock decides whether own (a name in sorted) holds the lock,
 	// given the participants in sequence order and the number of holders
-	// allowed.
+	// allowed. It is called once per listing and, when own does not hold,
+	// once more without the node it named: it must be monotone (see the
+	// package documentation's driver contract).
 	GetsTheLock(sorted []string, own string, maxLeases int) (Verdict, error)
 }
 

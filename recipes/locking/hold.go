@@ -20,8 +20,8 @@ type Hold struct {
 	node    string
 	czxid   int64
 	session int64
-	done    chan struct{}
-	cancel  func() // unregisters the client's guard
+	done    chan struct{} // Done's, made when first asked for; guarded by mu
+	cancel  func() bool   // unregisters the client's guard
 
 	mu       sync.Mutex
 	err      error // nil while held
@@ -41,7 +41,7 @@ func NewHold(c *framework.Client, node string, stat *zk.Stat, log *zap.Logger) *
 	if log == nil {
 		log = zap.NewNop()
 	}
-	h := &Hold{c: c, log: log, node: node, czxid: stat.Czxid, session: stat.EphemeralOwner, done: make(chan struct{})}
+	h := &Hold{c: c, log: log, node: node, czxid: stat.Czxid, session: stat.EphemeralOwner}
 	// One registry of the client ends every hold, with no goroutine each:
 	// on a state the error policy counts as an error, on the end of the
 	// node's session (at once if it ended already), and on Close, before
@@ -54,7 +54,7 @@ func NewHold(c *framework.Client, node string, stat *zk.Stat, log *zap.Logger) *
 		h.end(ErrLockLost, s.String(), true)
 	})
 	h.mu.Lock()
-	h.cancel = func() { stop() }
+	h.cancel = stop
 	h.mu.Unlock()
 	return h
 }
@@ -69,7 +69,7 @@ func (h *Hold) end(err error, why string, del bool) {
 		return
 	}
 	h.err = err
-	close(h.done)
+	h.closeDoneLocked()
 	cancel := h.cancel // nil while NewHold is still registering: nothing to stop then
 	h.mu.Unlock()
 	h.log.Info("lock lost", zap.String("node", h.node), zap.String("why", why))
@@ -117,7 +117,25 @@ func (h *Hold) Done() <-chan struct{} {
 	if h == nil {
 		return closedChan
 	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.done == nil {
+		// Made when first asked for: a hold nobody selects on costs no
+		// channel.
+		if h.err != nil {
+			return closedChan
+		}
+		h.done = make(chan struct{})
+	}
 	return h.done
+}
+
+// closeDoneLocked closes Done's channel if it was made (an unmade one is
+// closed from now on: Done returns closedChan once h.err is set).
+func (h *Hold) closeDoneLocked() {
+	if h.done != nil {
+		close(h.done)
+	}
 }
 
 // Err returns nil while held, ErrLockLost once lost, framework.ErrClosed
@@ -153,7 +171,7 @@ func (h *Hold) Release(ctx context.Context) error {
 	lost := h.err
 	if lost == nil {
 		h.err = ErrNotHeld
-		close(h.done)
+		h.closeDoneLocked()
 	}
 	cancel := h.cancel
 	h.mu.Unlock()

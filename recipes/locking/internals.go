@@ -124,20 +124,20 @@ func (l *Internals) Acquire(ctx context.Context, wait bool) (*Hold, error) {
 		// first listing is sent right behind the create: ZooKeeper answers
 		// a session's requests in order, so the listing shows our node and
 		// an uncontended acquire costs one round trip.
-		var (
+		var made struct { // one allocation for both
 			stat  zk.Stat
 			first []string
-		)
+		}
 		node, err := l.c.Create(ctx, framework.JoinPath(l.path, spec.Name), spec.Data,
 			framework.WithMode(spec.Mode), framework.Protected(), framework.CreatingParentContainers(),
-			framework.StoringStatIn(&stat), framework.ListingParent(&first))
+			framework.StoringStatIn(&made.stat), framework.ListingParent(&made.first))
 		if err != nil {
 			if node != "" {
 				l.deleteNode(ctx, node)
 			}
 			return nil, fmt.Errorf("lock %s: %w", l.path, err)
 		}
-		h, err := l.wait(ctx, node, &stat, first, wait)
+		h, err := l.wait(ctx, node, &made.stat, made.first, wait)
 		if err == nil {
 			return h, nil
 		}
@@ -182,7 +182,7 @@ var errRecreate = errors.New("own node lost")
 // instead.
 func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, first []string, wait bool) (*Hold, error) {
 	_, own := framework.SplitPath(node)
-	ws := watchSet{l: l, node: node, chs: map[string]<-chan zk.Event{}}
+	ws := watchSet{l: l, node: node} // chs made when first needed
 	// Our node lives as long as its session: once that is lost, waiting
 	// is pointless (a watch set again by a retry would be in the new
 	// session, but our node died with the old one).
@@ -377,13 +377,17 @@ func (ws *watchSet) set(ctx context.Context, p, pp string) (gone bool, err error
 	if len(want) == 0 {
 		return false, nil
 	}
+	if ws.chs == nil {
+		ws.chs = make(map[string]<-chan zk.Event)
+	}
 	results := make([]result, len(want))
 	var wg sync.WaitGroup
+	c, dir := ws.l.c, ws.l.path // the goroutines must not capture ws
 	for i, n := range want {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, _, ch, err := ws.l.c.GetWOrdered(ctx, framework.JoinPath(ws.l.path, n))
+			_, _, ch, err := c.GetWOrdered(ctx, framework.JoinPath(dir, n))
 			results[i] = result{n, ch, err}
 		}()
 	}

@@ -1,7 +1,7 @@
 package locking
 
 import (
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -46,12 +46,15 @@ func SortChildren(children []string, seq func(string) (int32, bool)) []string {
 			entries = append(entries, entry{c, s})
 		}
 	}
-	sort.Slice(entries, func(i, j int) bool {
-		a, b := entries[i], entries[j]
-		if a.seq != b.seq {
-			return Before(a.seq, b.seq)
+	slices.SortFunc(entries, func(a, b entry) int {
+		switch {
+		case a.seq != b.seq && Before(a.seq, b.seq):
+			return -1
+		case a.seq != b.seq:
+			return 1
+		default:
+			return strings.Compare(a.name, b.name)
 		}
-		return a.name < b.name
 	})
 	out := make([]string, len(entries))
 	for i, e := range entries {
