@@ -2,7 +2,6 @@ package zktest
 
 import (
 	"net"
-	"runtime"
 	"sync"
 	"time"
 )
@@ -15,22 +14,35 @@ import (
 // another leaves 10µs after it). Chunks that are due together leave in one
 // write.
 //
-// With no delay and nothing queued, send writes at once from the reader's
-// goroutine, as the proxy did before it had a delay; a chunk never
+// A writer goroutine waits on a clock armed for the first queued chunk's
+// due time: by send when the queue was idle, by the writer after each
+// batch. With no delay and nothing queued, send writes at once from the
+// reader's goroutine, as the proxy did before it had a delay; a chunk never
 // overtakes one that is still queued.
 type delayLine struct {
 	c *proxyConn
 	w net.Conn
 
 	mu      sync.Mutex
-	changed *sync.Cond // signalled on queue, busy, closed and err changes
+	changed *sync.Cond // signalled on busy, closed and err changes (drain)
 	q       []delayed
 	busy    bool  // the writer is writing chunks it took off q
 	started bool  // the writer goroutine was started
 	closed  bool  // the connection is closed: queued chunks are dropped
 	err     error // the first write failure; later sends fail with it
-	done    chan struct{}
-	clock   releaseClock
+	clock   clock // armed for q[0]'s due time whenever q is not empty
+}
+
+// clock is what the writer sleeps on until a chunk is due.
+type clock interface {
+	// arm makes the clock fire at due (at once if it has passed),
+	// replacing an earlier arming that has not fired.
+	arm(due time.Time)
+	// wait blocks until the clock fires; false once it is closed.
+	wait() bool
+	// close ends a wait in progress and every later one. It may be
+	// called from any goroutine, once.
+	close()
 }
 
 // delayed is a chunk and the time it may leave.
@@ -40,7 +52,7 @@ type delayed struct {
 }
 
 func newDelayLine(c *proxyConn, w net.Conn) *delayLine {
-	l := &delayLine{c: c, w: w, done: make(chan struct{})}
+	l := &delayLine{c: c, w: w, clock: newClock()}
 	l.changed = sync.NewCond(&l.mu)
 	return l
 }
@@ -61,19 +73,23 @@ func (l *delayLine) send(p []byte) error {
 		l.mu.Unlock()
 		return err
 	}
-	if d <= 0 && len(l.q) == 0 && !l.busy {
+	idle := len(l.q) == 0 && !l.busy
+	if d <= 0 && idle {
 		// Nothing ahead of p, and only this goroutine adds to the queue.
 		l.mu.Unlock()
 		_, err := l.w.Write(p)
 		return err
 	}
-	l.q = append(l.q, delayed{due: read.Add(d), data: append([]byte(nil), p...)})
+	due := read.Add(d)
+	l.q = append(l.q, delayed{due: due, data: append([]byte(nil), p...)})
+	if idle {
+		l.clock.arm(due)
+	}
 	if !l.started {
 		l.started = true
 		l.c.p.wg.Add(1)
 		go l.run()
 	}
-	l.changed.Broadcast()
 	l.mu.Unlock()
 	return nil
 }
@@ -98,32 +114,21 @@ func (l *delayLine) close() {
 	}
 	l.closed = true
 	l.q = nil
-	close(l.done)
+	l.clock.close()
 	l.changed.Broadcast()
 }
 
-// run is the writer: it sleeps until the first queued chunk is due, then
-// writes every chunk that is due by then in one write. In a black hole the
-// chunks are dropped instead, as a partition drops what is in flight.
+// run is the writer: each time the clock fires it writes every chunk that
+// is due by then in one write and arms the clock for the next. In a black
+// hole the chunks are dropped instead, as a partition drops what is in
+// flight.
 func (l *delayLine) run() {
 	defer l.c.p.wg.Done()
 	var batch net.Buffers
 	for {
-		l.mu.Lock()
-		for len(l.q) == 0 && !l.closed {
-			l.changed.Wait()
-		}
-		if l.closed {
-			l.mu.Unlock()
-			return
-		}
-		due := l.q[0].due
-		l.mu.Unlock()
-
-		if !l.clock.sleepUntil(due, l.done) {
+		if !l.clock.wait() {
 			return // closed
 		}
-
 		l.mu.Lock()
 		if l.closed {
 			l.mu.Unlock()
@@ -135,6 +140,14 @@ func (l *delayLine) run() {
 		for n < len(l.q) && !l.q[n].due.After(now) {
 			batch = append(batch, l.q[n].data)
 			n++
+		}
+		if n == 0 {
+			// Fired a little early by our clock: wait for the head.
+			if len(l.q) > 0 {
+				l.clock.arm(l.q[0].due)
+			}
+			l.mu.Unlock()
+			continue
 		}
 		clear(l.q[:n]) // let the chunks be collected
 		l.q = l.q[n:]
@@ -152,6 +165,9 @@ func (l *delayLine) run() {
 		if err != nil && l.err == nil {
 			l.err = err
 		}
+		if len(l.q) > 0 && l.err == nil {
+			l.clock.arm(l.q[0].due)
+		}
 		l.changed.Broadcast()
 		l.mu.Unlock()
 		if err != nil {
@@ -161,50 +177,29 @@ func (l *delayLine) run() {
 	}
 }
 
-// releaseClock sleeps until a chunk is due as precisely as the operating
-// system allows, and never returns before it: Go's timers round waits up
-// to about a millisecond, which would swamp a sub-millisecond delay, so the
-// last stretch of a wait is a precise sleep (preciseSleep) that is asked to
-// end a little early by the wake-up lateness the line has seen (late), and
-// what is left is yielded away.
-type releaseClock struct {
-	late time.Duration // estimate of how late a precise sleep wakes
+// timerClock waits with Go's timers, which round a wait up to the
+// netpoller's millisecond: a chunk may leave up to about a millisecond
+// late. It is the fallback where no precise clock is available.
+type timerClock struct {
+	t    *time.Timer
+	done chan struct{}
 }
 
-// timerSlop is how far ahead of the due time a wait leaves Go's timers for
-// the precise sleep.
-const timerSlop = 2 * time.Millisecond
-
-// sleepUntil returns once due has passed, or false at once when done is
-// closed during a long wait.
-func (k *releaseClock) sleepUntil(due time.Time, done <-chan struct{}) bool {
-	if rest := time.Until(due) - timerSlop; rest > 0 {
-		t := time.NewTimer(rest)
-		select {
-		case <-t.C:
-		case <-done:
-			t.Stop()
-			return false
-		}
-	}
-	if ask := time.Until(due) - k.late; ask > 0 && preciseSleep != nil {
-		start := time.Now()
-		preciseSleep(ask)
-		over := time.Since(start) - ask
-		// Follow a lower estimate at once and a higher one slowly, so
-		// that early wake-ups (which cost a yield loop) stay rare.
-		if over < k.late {
-			k.late = (k.late + max(over, 0)) / 2
-		} else {
-			k.late += (over - k.late) / 16
-		}
-	}
-	for time.Now().Before(due) {
-		if preciseSleep == nil {
-			time.Sleep(time.Until(due))
-			continue
-		}
-		runtime.Gosched()
-	}
-	return true
+func newTimerClock() *timerClock {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &timerClock{t: t, done: make(chan struct{})}
 }
+
+func (k *timerClock) arm(due time.Time) { k.t.Reset(time.Until(due)) }
+
+func (k *timerClock) wait() bool {
+	select {
+	case <-k.t.C:
+		return true
+	case <-k.done:
+		return false
+	}
+}
+
+func (k *timerClock) close() { close(k.done) }

@@ -2,8 +2,6 @@
 
 package zktest
 
-import "time"
-
-// preciseSleep is nil outside Linux: the delay line waits with Go's
-// timers, which may release a chunk up to about a millisecond late.
-var preciseSleep func(time.Duration)
+// newClock returns Go's timers: a chunk may leave up to about a
+// millisecond after its due time.
+func newClock() clock { return newTimerClock() }

@@ -1,97 +1,124 @@
 // Command curatorbench measures gocurator's lock recipes on a real
-// ZooKeeper and compares them with the raw requests a lock cannot do
-// without, with go-zookeeper's own lock and with Apache Curator (Java).
+// ZooKeeper, at the round-trip times of a real network, against
+// go-zookeeper's own lock and Apache Curator (Java) in the same run.
 //
 // # Usage
 //
-//	go run ./cmd/curatorbench [flags]
-//	make bench BENCH_ARGS='-clients 8 -warmup 5s -duration 10s'
+//	make bench                                   # the headline tables, RTT 0, 0.5 ms and 2 ms
+//	make bench BENCH_ARGS='-rtt 0.5ms -rounds 1' # one quick table
+//	make bench-disk                              # data on disk, fsync on
 //
-//	go run ./cmd/curatorbench -clients 8 -warmup 5s -duration 10s -json out.json
-//	go run ./cmd/curatorbench -workloads mutex,read -peers=false
-//	go run ./cmd/curatorbench -workloads none -sweep 1,2,4,8 -plot mutex.svg
-//	go run ./cmd/curatorbench -scale
-//	go run ./cmd/curatorbench -workloads none -uncontended=false -diagnose -duration 20s
+//	go run ./cmd/curatorbench [flags]
+//	go run ./cmd/curatorbench -json out.json -plot docs/bench-rtt.svg
+//	go run ./cmd/curatorbench -workloads all -rtt 0
+//	go run ./cmd/curatorbench -workloads none -rtt 0 -sweep 1,2,4,8 -sweep-plot sweep.svg
+//	go run ./cmd/curatorbench -scale -rtt 0
+//	go run ./cmd/curatorbench -workloads none -rtt 0 -uncontended -diagnose
+//
+// docs/benchmarks.md explains every column and holds the latest figures.
+//
+// # The network
+//
+// -rtt (default 0,0.5ms,2ms) lists the round-trip times to run the table
+// at. For each one above zero the command starts a zktest.Proxy with a
+// one-way delay of half of it (Proxy.SetDelay), in a child process of its
+// own (so that its CPU time is not the Go clients'), and every client of
+// every implementation connects through it; at 0 they connect directly.
+// Before the runs of each round-trip time, 50 exists requests one after the
+// other measure the round trip a request really sees there (the server's
+// time and the proxy's timer precision included).
+//
+// # The server
 //
 // Without -zk it starts a throwaway ZooKeeper through zktest.Launch (the
-// jars of Debian's zookeeper package, or ZOOKEEPER_HOME), with its data
-// directory on tmpfs (/dev/shm, -zk-dir) so that the transaction log is not
-// a disk benchmark, the full JIT and a 512 MiB heap, and stops it at the
-// end. -zk host:port[,host:port...] uses a running ensemble instead. Before
-// the first run, -zk-warmup (10s) of unmeasured cycles lets the server's JIT
-// compile its request path.
+// jars of Debian's zookeeper package, or ZOOKEEPER_HOME) with the full JIT
+// and a 512 MiB heap, its data directory on tmpfs (/dev/shm, -zk-dir) with
+// forceSync=no, so that the transaction log is not a disk benchmark. -zk-dir
+// on a disk with -fsync (forceSync=yes) measures with the log synced to disk
+// before every write is answered, as in production. -zk host:port[,...]
+// uses a running ensemble instead (the proxy then forwards to its first
+// server, and requests are not counted by type). Before the first run,
+// -zk-warmup (10s) of unmeasured cycles lets the server's JIT compile its
+// request path.
 //
 // # Workloads
 //
-// Every run has -clients clients, each with its own ZooKeeper session and
-// goroutine, looping acquire → release on one lock path for -warmup, then
-// for the measured -duration. Throughput counts the cycles that started and
-// finished in the measured period; latency is from calling acquire until
-// the lock (or lease) is held, reported at p50 and p99.
+// Every run has some sessions, each with its own ZooKeeper session and
+// goroutine (Java thread for Curator), looping acquire → hold → release on
+// one lock path for -warmup, then for the measured -duration. Throughput
+// counts the cycles that started and finished in the measured period;
+// latency is from calling acquire until the lock (or lease) is held. The
+// headline (-workloads headline, the default):
 //
-//	raw           the floor: create EPHEMERAL_SEQUENTIAL + getChildren, then
-//	              delete, on go-zookeeper directly (no protection, no waiting)
-//	mutex         recipes/mutex; peers: go-zookeeper zk.Lock, Curator
-//	              InterProcessMutex
+//	mutex         recipes/mutex with -clients sessions (8), contended; peers:
+//	              go-zookeeper zk.Lock, Curator InterProcessMutex. Also with a
+//	              critical section of -hold (5ms), and with -many sessions (64)
+//	              at the round-trip times of -many-rtt (2ms, or all).
+//	uncontended   the mutex with one session: acquire+release with the lock free
 //	read          recipes/rwlock read lock, readers only; peer: Curator readLock
-//	write         recipes/rwlock write lock; peer: Curator writeLock (the
-//	              zk.Lock column uses the mutex row of go-zookeeper)
-//	semaphore     recipes/semaphore in the lock loop's layout (V1),
-//	              -max-leases leases; peer: Curator InterProcessSemaphoreV2
-//	semaphore-v2  recipes/semaphore with CuratorV2(); same peer
+//	semaphore     recipes/semaphore (V1 layout) with -max-leases leases (0: as
+//	              many as sessions, so a lease is always free); peer: Curator
+//	              InterProcessSemaphoreV2
 //
-// -workloads selects them (default: all that are built in); a workload whose
-// recipe package is missing is reported as skipped. With -peers (default)
-// go-zookeeper's lock and Curator run too; Curator needs java, javac and
-// Debian's Curator jars (libcurator-recipes-java) and is reported as
-// "Curator: skipped (reason)" when they are missing. Curator runs in its own
-// JVM through internal/curatorjava (Bench.java), its JIT warmed by the same
-// warm-up.
+// and, with -workloads all or by name: raw (create EPHEMERAL_SEQUENTIAL +
+// getChildren, then delete, on go-zookeeper directly: a lock's floor), write
+// (recipes/rwlock write lock; peer Curator writeLock, and the zk.Lock column
+// uses zk.Lock's mutex row), semaphore-v2 (recipes/semaphore with
+// CuratorV2()). Curator needs java, javac and Debian's Curator jars
+// (libcurator-recipes-java) and is reported as skipped when they are
+// missing; it runs in a JVM of its own per run (internal/curatorjava's
+// Bench.java), driven phase by phase by this command.
 //
-// -uncontended (default true) then compares one client of our mutex with one
-// client of raw in 10 alternating rounds and prints the median of the
-// rounds' ratios (each round runs the two back to back, so a burst of load
-// from other processes skews one pair, not one side) and the pooled ratio.
-// -diagnose takes that difference apart, one cost per step: raw; raw plus
-// the exists of its own node that the lock loop sends next to its first
-// getChildren; the raw requests through the framework client; with the
-// loop's protected create and guaranteed delete; plus the exists; the
-// mutex; and the last two without a ctx deadline. It also adds a contended row to the
-// mutex workload, "sketch: no re-read": the same protocol on go-zookeeper
-// minus the read the lock loop makes after the watch on the node ahead
-// fires, which shows what that read costs a hand-over.
+// -rounds N (3) runs every row N times, interleaved (each round runs every
+// row once, ours, zk.Lock and Curator one after the other), and reports for
+// each row the round with the median throughput, every round's throughput
+// in the last column.
 //
-// -rounds N runs every workload N times, interleaved, and reports for each
-// row the round with the median throughput, with every round's throughput in
-// an extra column: on a shared machine one round is not enough.
+// # What is measured besides throughput and latency
+//
+// Around each measured period the command reads the server's own counters
+// (the mntr four-letter word): requests answered without a transaction
+// (zk_cnt_readlatency), requests through the transaction log
+// (zk_cnt_updatelatency) and watch notifications sent
+// (zk_sum_node_*_watch_count), divided by the cycles completed in the
+// period. mntr has no per-type counts, so for -op-window (2s) after the
+// measured period of the first round, while the loop goes on unmeasured, it
+// switches on the server's request trace (PrepRequestProcessor at TRACE,
+// the trace mask set with the stmk four-letter word) and counts the logged
+// requests by type. Client CPU per acquisition is the process CPU time over
+// the measured period divided by its cycles: this process's (getrusage) for
+// the Go implementations, which run one at a time with nothing else in the
+// process, the JVM's (OperatingSystemMXBean) for Curator. Allocations per
+// cycle are runtime.MemStats.Mallocs over the same period (Go only).
+// RTTs/cycle is the cycle time of one holder, minus the critical section,
+// in measured round trips.
 //
 // # Output
 //
-// A header line (date, cores, uname -sr, ZooKeeper version from srvr,
-// server and data directory, Go version, Curator jar), then one table:
-// workload | impl | clients | ops/s | p50 ms | p99 ms | ratio of throughput
-// vs Curator, vs go-zookeeper's zk.Lock (exclusive workloads) and vs the raw
-// floor at the same client count; what was skipped; the uncontended ratio;
-// and the targets of the issues with MET, MISSED or n/a. Progress goes to
-// stderr. -json writes everything to a file.
+// A header line (date, cores, kernel, ZooKeeper version and settings, Go,
+// Curator, load average), then one table per round-trip time, what was
+// skipped, and the goals of issue 11 with MET, MISSED or n/a. The tables are
+// Markdown. Progress goes to stderr. -json writes everything to a file;
+// -plot draws the contended mutex's throughput against the round-trip time
+// for the three implementations (gonum/plot; .svg, .png or .pdf by the
+// file's extension).
 //
-// -sweep 1,2,4,8 runs the mutex workload (ours and the peers) at those client
-// counts; -plot out.svg draws its throughput against clients (sweeping
-// 1,2,4,... up to -clients when -sweep is not given).
+// # Extras, at the first round-trip time
 //
-// # Scale
+// -uncontended compares one client of our mutex with one client of raw in
+// 10 alternating rounds and prints the median of the rounds' ratios.
+// -diagnose takes that difference apart, one cost per step, and adds a
+// contended row to the mutex, "sketch: no re-read", the mutex protocol on
+// go-zookeeper minus the read after the watch fires. -sweep 1,2,4,8 runs
+// the mutex at those client counts (-sweep-plot draws it).
 //
 // -scale runs only the scale scenario: queues of 10, 100 and 1,000 waiting
 // mutex handles (-scale-waiters) spread over 50 clients (-scale-clients)
 // behind one holder, released one after the other, each waiter releasing as
-// soon as it holds. Short queues are repeated until about 1,000 hand-overs
-// were timed. It checks that every waiter is served in the order of its
-// node's sequence number (OK/FAIL), prints the mean, p50 and p99 time of a
-// hand-over (a release call until the next Acquire returns) for each queue
-// length, which should stay flat, and the heap and stack growth per waiting
-// handle (runtime.MemStats after GC). The largest queue is run once more
-// with all its waiters on a single new client, whose heap (connection
-// included) the target wants under 20 MiB.
+// soon as it holds. It checks FIFO order, prints the hand-over time per
+// queue length (it should stay flat) and the heap and stack per waiting
+// handle; the largest queue runs once more on a single client, whose heap
+// the target wants under 20 MiB.
 //
 // -cpuprofile writes a CPU profile of the command for go tool pprof.
 package main

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,15 +22,23 @@ import (
 type flags struct {
 	zk           string
 	zkDir        string
+	fsync        bool
 	clients      int
 	warmup       time.Duration
 	duration     time.Duration
+	rounds       int
+	rtts         []time.Duration
+	hold         time.Duration
+	many         int
+	manyRTTs     []time.Duration // nil: every RTT
+	opWindow     time.Duration
 	workloads    string
 	peers        bool
 	maxLeases    int
 	uncontended  bool
 	jsonOut      string
 	plotOut      string
+	sweepPlotOut string
 	sweep        string
 	scale        bool
 	scaleClients int
@@ -38,31 +47,39 @@ type flags struct {
 	serverHeapMB int
 	zkWarmup     time.Duration
 	diagnose     bool
-	rounds       int
+	args         []string
 }
 
 func parseFlags(args []string) (flags, error) {
-	var f flags
+	f := flags{args: args}
+	var rtts, manyRTTs string
 	fs := flag.NewFlagSet("curatorbench", flag.ContinueOnError)
 	fs.StringVar(&f.zk, "zk", "", "ZooKeeper to use, host:port[,host:port...]; empty starts an embedded throwaway server")
-	fs.StringVar(&f.zkDir, "zk-dir", defaultZKDir(), "directory for the embedded server's data (tmpfs avoids measuring the disk)")
+	fs.StringVar(&f.zkDir, "zk-dir", defaultZKDir(), "directory for the embedded server's data (the default tmpfs avoids measuring the disk)")
+	fs.BoolVar(&f.fsync, "fsync", false, "embedded server: fsync the transaction log before answering (forceSync=yes; use with a -zk-dir on disk)")
 	fs.IntVar(&f.serverHeapMB, "zk-heap", 512, "embedded server's JVM heap in MiB")
 	fs.DurationVar(&f.zkWarmup, "zk-warmup", 10*time.Second, "warm the server's JIT up with unmeasured raw and mutex cycles before the first run")
-	fs.IntVar(&f.clients, "clients", 8, "clients per workload, each with its own session and goroutine")
+	fs.IntVar(&f.clients, "clients", 8, "sessions of the contended workloads, each with its own goroutine (or Java thread)")
 	fs.DurationVar(&f.warmup, "warmup", 3*time.Second, "warm-up period of every run (not measured)")
-	fs.DurationVar(&f.duration, "duration", 10*time.Second, "measured period of every run")
-	fs.StringVar(&f.workloads, "workloads", "all", "comma list of "+strings.Join(bench.Names, ",")+"; all, or none")
+	fs.DurationVar(&f.duration, "duration", 8*time.Second, "measured period of every run")
+	fs.IntVar(&f.rounds, "rounds", 3, "run every row this many times, interleaved, and report the round with the median throughput")
+	fs.StringVar(&rtts, "rtt", "0,0.5ms,2ms", "comma list of round-trip times to run the table at; the clients connect through a proxy that delays each direction by half of it (0: directly)")
+	fs.DurationVar(&f.hold, "hold", 5*time.Millisecond, "also run the contended mutex with a critical section of this length (0: not)")
+	fs.IntVar(&f.many, "many", 64, "also run the contended mutex with this many sessions (0: not), at -many-rtt")
+	fs.StringVar(&manyRTTs, "many-rtt", "2ms", "comma list of the round-trip times of the -many row, or all")
+	fs.DurationVar(&f.opWindow, "op-window", 2*time.Second, "embedded server: after each measured period of the first round, count the server's requests by type for this long (0: not)")
+	fs.StringVar(&f.workloads, "workloads", "headline", "comma list of "+strings.Join(bench.Names, ",")+"; headline ("+strings.Join(bench.Headline, ",")+"), all, or none")
 	fs.BoolVar(&f.peers, "peers", true, "also run go-zookeeper's zk.Lock and Apache Curator (Java) for comparison")
-	fs.IntVar(&f.maxLeases, "max-leases", 2, "leases of the semaphore workloads")
-	fs.BoolVar(&f.uncontended, "uncontended", true, "also compare 1 client of our mutex with 1 client of raw create+list+delete")
+	fs.IntVar(&f.maxLeases, "max-leases", 0, "leases of the semaphore workloads (0: as many as sessions, so a lease is always free)")
+	fs.BoolVar(&f.uncontended, "uncontended", false, "also compare 1 client of our mutex with 1 client of raw create+list+delete in alternating rounds (at the first -rtt)")
 	fs.StringVar(&f.jsonOut, "json", "", "write every result as JSON to this file")
-	fs.StringVar(&f.plotOut, "plot", "", "draw mutex throughput vs clients as SVG to this file (runs -sweep, default 1,2,4,...,-clients)")
-	fs.StringVar(&f.sweep, "sweep", "", "comma list of client counts to run the mutex workload at, ours and the peers'")
-	fs.BoolVar(&f.scale, "scale", false, "run the scale scenario instead of the workloads")
+	fs.StringVar(&f.plotOut, "plot", "", "draw the contended mutex's throughput against the round-trip time to this file (.svg, .png or .pdf)")
+	fs.StringVar(&f.sweep, "sweep", "", "comma list of client counts to run the mutex workload at, ours and the peers' (at the first -rtt)")
+	fs.StringVar(&f.sweepPlotOut, "sweep-plot", "", "draw the -sweep's mutex throughput against clients to this file (.svg, .png or .pdf)")
+	fs.BoolVar(&f.scale, "scale", false, "run the scale scenario instead of the workloads (at the first -rtt)")
 	fs.IntVar(&f.scaleClients, "scale-clients", 50, "scale: clients the waiting handles are spread over")
 	fs.StringVar(&f.scaleWaiters, "scale-waiters", "10,100,1000", "scale: queue lengths")
-	fs.IntVar(&f.rounds, "rounds", 1, "run every workload this many times, interleaved, and report the round with the median throughput")
-	fs.BoolVar(&f.diagnose, "diagnose", false, "also take the uncontended mutex apart step by step (1 client, alternating rounds)")
+	fs.BoolVar(&f.diagnose, "diagnose", false, "also take the uncontended mutex apart step by step (1 client, alternating rounds, at the first -rtt)")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of this process to this file")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: curatorbench [flags]\n\nSee go doc ./cmd/curatorbench.\n\n")
@@ -74,6 +91,28 @@ func parseFlags(args []string) (flags, error) {
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	var err error
+	if f.rtts, err = parseRTTs(rtts); err != nil {
+		return f, fmt.Errorf("-rtt: %w", err)
+	}
+	if len(f.rtts) == 0 {
+		return f, errors.New("-rtt: at least one round-trip time")
+	}
+	if strings.TrimSpace(manyRTTs) != "all" {
+		if f.manyRTTs, err = parseRTTs(manyRTTs); err != nil {
+			return f, fmt.Errorf("-many-rtt: %w", err)
+		}
+		if f.manyRTTs == nil {
+			f.manyRTTs = []time.Duration{}
+		}
+	}
+	for _, ext := range []string{f.plotOut, f.sweepPlotOut} {
+		if ext != "" {
+			if _, err := bench.ChartFormat(ext); err != nil {
+				return f, err
+			}
+		}
+	}
 	switch {
 	case f.clients < 1:
 		return f, errors.New("-clients must be at least 1")
@@ -81,12 +120,37 @@ func parseFlags(args []string) (flags, error) {
 		return f, errors.New("-duration must be positive and -warmup not negative")
 	case f.rounds < 1:
 		return f, errors.New("-rounds must be at least 1")
-	case f.maxLeases < 1:
-		return f, errors.New("-max-leases must be at least 1")
+	case f.maxLeases < 0:
+		return f, errors.New("-max-leases must not be negative")
+	case f.hold < 0 || f.many < 0 || f.opWindow < 0:
+		return f, errors.New("-hold, -many and -op-window must not be negative")
 	case strings.Contains(f.zk, "/"):
 		return f, errors.New("-zk takes host:port[,host:port...] without a chroot")
 	}
 	return f, nil
+}
+
+// parseRTTs parses a comma list of durations; a bare 0 is allowed.
+func parseRTTs(list string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if s == "0" {
+			out = append(out, 0)
+			continue
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("%q is not a round-trip time (0, 500us, 0.5ms, 2ms, ...)", s)
+		}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
 }
 
 func defaultZKDir() string {
@@ -97,6 +161,9 @@ func defaultZKDir() string {
 }
 
 func main() {
+	if serveProxyIfAsked() {
+		return
+	}
 	f, err := parseFlags(os.Args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		return
@@ -129,23 +196,37 @@ func run(ctx context.Context, f flags, stdout, stderr io.Writer) error {
 		defer pprof.StopCPUProfile()
 	}
 
-	servers, describe, closeServer, err := startServer(f, logf)
+	srv, err := startServer(f, logf)
 	if err != nil {
 		return err
 	}
-	defer closeServer()
+	defer srv.close()
 
 	rep := &bench.Report{
-		Header: bench.NewHeader(servers, describe),
+		Header: bench.NewHeader(srv.addr, srv.describe),
 		Settings: bench.Settings{Clients: f.clients, Warmup: f.warmup.String(), Duration: f.duration.String(),
-			MaxLeases: f.maxLeases, Peers: f.peers},
+			Rounds: f.rounds, MaxLeases: f.maxLeases, Peers: f.peers, Many: f.many,
+			Command: strings.TrimSpace("curatorbench " + strings.Join(f.args, " "))},
+	}
+	for _, d := range f.rtts {
+		rep.Settings.RTTs = append(rep.Settings.RTTs, d.String())
+	}
+	if f.many > 0 {
+		if f.manyRTTs == nil {
+			rep.Settings.ManyRTTs = []string{"all"}
+		}
+		for _, d := range f.manyRTTs {
+			rep.Settings.ManyRTTs = append(rep.Settings.ManyRTTs, d.String())
+		}
+	}
+	if f.hold > 0 {
+		rep.Settings.Hold = f.hold.String()
+	}
+	if srv.trace != nil {
+		rep.Settings.OpWindow = f.opWindow.String()
 	}
 	logf("%s", rep.Header)
-	if f.scale {
-		err = runScale(ctx, f, servers, rep, logf)
-	} else {
-		err = runWorkloads(ctx, f, servers, rep, logf)
-	}
+	err = runAll(ctx, f, srv, rep, logf)
 	// What was measured before a failure or an interrupt is still printed.
 	printReport(stdout, f, rep)
 	if f.jsonOut != "" {
@@ -156,44 +237,78 @@ func run(ctx context.Context, f flags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if f.plotOut != "" && len(rep.Sweep) > 0 {
-		if err := writePlot(f.plotOut, rep.Sweep); err != nil {
+	if f.plotOut != "" && len(rep.Tables) > 0 {
+		if err := writeRTTChart(f.plotOut, f, rep.Tables); err != nil {
 			return fmt.Errorf("-plot: %w", err)
 		}
 		logf("wrote %s", f.plotOut)
 	}
+	if f.sweepPlotOut != "" && len(rep.Sweep) > 0 {
+		c := bench.Chart{Title: "Mutex throughput vs sessions (one lock path)", XLabel: "sessions",
+			YLabel: "acquisitions / s", Series: bench.SeriesByImpl(rep.Sweep, bench.Mutex)}
+		if err := writeChart(f.sweepPlotOut, c); err != nil {
+			return fmt.Errorf("-sweep-plot: %w", err)
+		}
+		logf("wrote %s", f.sweepPlotOut)
+	}
 	return nil
 }
 
-// startServer returns the connect string of -zk, or launches an embedded
-// server tuned for measuring: data on tmpfs, the full JIT (zktest limits it
-// to C1 for fast test starts) and a larger heap.
-func startServer(f flags, logf func(string, ...any)) (servers, describe string, closeFn func(), err error) {
+// server is the ZooKeeper the benchmark measures.
+type server struct {
+	addr     string // clients' connect string without a proxy
+	first    string // the first server's address: mntr, stmk and the proxy's target
+	describe string
+	trace    *bench.OpTrace // nil: no request trace
+	close    func()
+}
+
+// startServer returns the server of -zk, or launches an embedded server
+// tuned for measuring: data on tmpfs (or -zk-dir), the full JIT (zktest
+// limits it to C1 for fast test starts), a larger heap, and the logger
+// level the request trace needs.
+func startServer(f flags, logf func(string, ...any)) (*server, error) {
 	if f.zk != "" {
-		return f.zk, "external " + f.zk, func() {}, nil
+		first, _, _ := strings.Cut(f.zk, ",")
+		return &server{addr: f.zk, first: first, describe: "external " + f.zk, close: func() {}}, nil
 	}
-	opts := []zktest.Option{
-		zktest.WithMaxHeapMB(f.serverHeapMB),
-		zktest.WithJVMArgs("-XX:TieredStopAtLevel=4"),
+	jvm := []string{"-XX:TieredStopAtLevel=4"}
+	if f.opWindow > 0 {
+		jvm = append(jvm, bench.TraceJVMArgs...)
 	}
+	sync := "no"
+	if f.fsync {
+		// After zktest's own -Dzookeeper.forceSync=no, so it wins.
+		jvm = append(jvm, "-Dzookeeper.forceSync=yes")
+		sync = "yes"
+	}
+	opts := []zktest.Option{zktest.WithMaxHeapMB(f.serverHeapMB), zktest.WithJVMArgs(jvm...)}
 	if f.zkDir != "" {
 		opts = append(opts, zktest.WithBaseDir(f.zkDir))
 	}
-	logf("starting embedded ZooKeeper (data under %s)", orTemp(f.zkDir))
+	logf("starting embedded ZooKeeper (data under %s, forceSync=%s)", orTemp(f.zkDir), sync)
 	s, err := zktest.Launch(opts...)
 	if err != nil {
-		return "", "", nil, fmt.Errorf("embedded ZooKeeper: %w", err)
+		return nil, fmt.Errorf("embedded ZooKeeper: %w", err)
 	}
 	fsType := "disk"
 	if isTmpfs(s.Dir()) {
 		fsType = "tmpfs"
 	}
-	describe = fmt.Sprintf("embedded, data dir %s on %s, forceSync=no, heap %d MiB", s.Dir(), fsType, f.serverHeapMB)
-	return s.ConnectString(), describe, func() {
-		if err := s.Close(); err != nil {
-			logf("stopping embedded ZooKeeper: %v", err)
+	srv := &server{addr: s.ConnectString(), first: s.Addr(),
+		describe: fmt.Sprintf("embedded, data dir %s on %s, forceSync=%s, heap %d MiB", s.Dir(), fsType, sync, f.serverHeapMB),
+		close: func() {
+			if err := s.Close(); err != nil {
+				logf("stopping embedded ZooKeeper: %v", err)
+			}
+		}}
+	if f.opWindow > 0 {
+		if srv.trace, err = bench.NewOpTrace(s.Addr(), s.LogPath()); err != nil {
+			srv.close()
+			return nil, err
 		}
-	}, nil
+	}
+	return srv, nil
 }
 
 func orTemp(dir string) string {
@@ -203,15 +318,37 @@ func orTemp(dir string) string {
 	return dir
 }
 
-// pathFor is a lock path of its own for every run.
-func pathFor(workload, impl string, clients int) string {
-	short := map[string]string{
-		bench.ImplOurs: "gocurator", bench.ImplRaw: "raw", bench.ImplZKLock: "zklock", bench.ImplCurator: "curator", bench.ImplSketch: "sketch",
-	}[impl]
-	return fmt.Sprintf("/curatorbench/%s-%s-%dc-%d", workload, short, clients, time.Now().UnixNano())
+// scenarios are the rows of the table at rtt, in table order.
+func scenarios(f flags, names []string, rtt time.Duration) []bench.Scenario {
+	leases := f.maxLeases
+	if leases == 0 {
+		leases = f.clients
+	}
+	var out []bench.Scenario
+	for _, name := range names {
+		switch name {
+		case bench.Mutex:
+			out = append(out, bench.Scenario{Name: name, Clients: f.clients})
+			if f.hold > 0 {
+				out = append(out, bench.Scenario{Name: name, Clients: f.clients, Hold: f.hold})
+			}
+			if f.many > 0 && f.many != f.clients && (f.manyRTTs == nil || slices.Contains(f.manyRTTs, rtt)) {
+				out = append(out, bench.Scenario{Name: name, Clients: f.many})
+			}
+		case bench.Uncontended:
+			out = append(out, bench.Scenario{Name: name, Clients: 1})
+		case bench.Semaphore, bench.SemaphoreV2:
+			out = append(out, bench.Scenario{Name: name, Clients: f.clients, MaxLeases: leases})
+		default:
+			out = append(out, bench.Scenario{Name: name, Clients: f.clients})
+		}
+	}
+	return out
 }
 
-func runWorkloads(ctx context.Context, f flags, servers string, rep *bench.Report, logf func(string, ...any)) error {
+// runAll runs the table at every round-trip time, and the extras (-scale,
+// -uncontended, -diagnose, -sweep) at the first.
+func runAll(ctx context.Context, f flags, srv *server, rep *bench.Report, logf func(string, ...any)) error {
 	names, unavailable, err := bench.ParseNames(f.workloads)
 	if err != nil {
 		return err
@@ -229,123 +366,143 @@ func runWorkloads(ctx context.Context, f flags, servers string, rep *bench.Repor
 	} else {
 		rep.Skipped = append(rep.Skipped, "Curator: skipped (-peers=false)", "go-zookeeper zk.Lock: skipped (-peers=false)")
 	}
+	if srv.trace == nil {
+		why := "-op-window=0"
+		if f.zk != "" {
+			why = "external server: its log is not ours to read"
+		}
+		rep.Skipped = append(rep.Skipped, "requests by type: not counted ("+why+")")
+	}
 	for _, s := range rep.Skipped {
 		logf("%s", s)
 	}
-
-	cfg := func(workload, impl string, clients int) bench.Config {
-		return bench.Config{Servers: servers, Path: pathFor(workload, impl, clients), Clients: clients,
-			MaxLeases: f.maxLeases, Warmup: f.warmup, Measure: f.duration}
-	}
-	runGo := func(wl bench.Workload, clients int) bench.Result {
-		logf("%s: %d clients, %v warm-up + %v", wl.Label(), clients, f.warmup, f.duration)
-		r, err := bench.Run(ctx, cfg(wl.Name, wl.Impl, clients), wl)
-		if err != nil {
-			logf("%s: FAILED: %v", wl.Label(), err)
+	if !f.scale {
+		runs := 0
+		for _, rtt := range f.rtts {
+			plan := bench.Plan{Peers: f.peers, Curator: curatorOK, Diagnose: f.diagnose}
+			for _, s := range scenarios(f, names, rtt) {
+				runs += plan.Runs(s)
+			}
 		}
-		return r
-	}
-	curatorDone := map[string]bool{}
-	runCurator := func(workload string, clients int) (bench.Result, bool) {
-		jw, ok := bench.CuratorWorkload(workload)
-		if !ok || !curatorOK || curatorDone[fmt.Sprint(jw, clients)] {
-			return bench.Result{}, false
-		}
-		curatorDone[fmt.Sprint(jw, clients)] = true
-		logf("%s/%s: %d clients, %v warm-up + %v", bench.CuratorRow(jw), bench.ImplCurator, clients, f.warmup, f.duration)
-		r, err := bench.RunCurator(ctx, cfg(jw, bench.ImplCurator, clients), jw)
-		if err != nil {
-			logf("Curator %s: FAILED: %v", jw, err)
-		}
-		return r, true
+		per := f.warmup + f.duration + 2*time.Second
+		logf("%d runs x %d rounds, about %v each: about %v in all", runs, f.rounds, per,
+			(time.Duration(runs*f.rounds)*per + time.Duration(runs)*f.opWindow).Round(time.Minute))
 	}
 
-	if err := warmServer(ctx, f, servers, logf); err != nil {
+	if err := warmServer(ctx, f, srv.addr, logf); err != nil {
 		return err
 	}
+	meter := &bench.Meter{Server: srv.first, Trace: srv.trace, TraceWindow: f.opWindow}
+	for i, rtt := range f.rtts {
+		if err := runRTT(ctx, f, srv, names, rtt, i == 0, curatorOK, meter, rep, logf); err != nil {
+			return err
+		}
+		if f.scale {
+			return nil
+		}
+	}
+	rep.Targets = bench.Targets(rep.Tables)
+	return nil
+}
+
+// runRTT runs the table at one round-trip time, through a proxy of its own
+// when rtt > 0; first also runs the extras.
+func runRTT(ctx context.Context, f flags, srv *server, names []string, rtt time.Duration, first, curatorOK bool,
+	meter *bench.Meter, rep *bench.Report, logf func(string, ...any)) error {
+	servers := srv.addr
+	var proxy *proxyProc
+	if rtt > 0 {
+		var err error
+		if proxy, err = startProxy(srv.first, rtt/2); err != nil {
+			return err
+		}
+		servers = proxy.addr
+	}
+	closeProxy := func() float64 {
+		if proxy == nil {
+			return 0
+		}
+		share := proxy.Close()
+		proxy = nil
+		return share
+	}
+	defer closeProxy()
+	measured, err := bench.MeasureRTT(ctx, servers, 50)
+	if err != nil {
+		return err
+	}
+	logf("RTT %v: clients connect to %s; an exists takes %v", rtt, servers, measured.Round(time.Microsecond))
+	if f.scale {
+		return runScale(ctx, f, servers, rep, logf)
+	}
+	plan := bench.Plan{Servers: servers, RTT: rtt, Warmup: f.warmup, Measure: f.duration, Meter: meter,
+		Peers: f.peers, Curator: curatorOK, Diagnose: f.diagnose, Logf: logf}
+	t := bench.Table{RTTMs: ms(rtt), MeasuredRTTMs: ms(measured), LoadAvg: bench.LoadAvg()}
 	var all []bench.Result
 	// Also on an interrupt: what was measured is reported.
-	interrupted := func(err error) error {
-		rep.Results = bench.Median(all)
-		rep.Results.Sort()
-		return err
-	}
+	defer func() {
+		t.Rows = bench.Median(all)
+		t.Rows.Sort()
+		t.ProxyCPU = closeProxy()
+		if t.ProxyCPU > 0 {
+			logf("RTT %v: the proxy used %.0f%% of a core", rtt, 100*t.ProxyCPU)
+		}
+		rep.Tables = append(rep.Tables, t)
+	}()
 	for round := range f.rounds {
 		if f.rounds > 1 {
-			logf("round %d of %d", round+1, f.rounds)
-			clear(curatorDone)
+			logf("RTT %v: round %d of %d", rtt, round+1, f.rounds)
 		}
-		for _, name := range names {
-			for _, wl := range bench.Available(name, f.diagnose) {
-				if wl.Peer && !f.peers {
-					continue
-				}
-				all = append(all, runGo(wl, f.clients))
-				if err := ctx.Err(); err != nil {
-					return interrupted(err)
-				}
-			}
-			if r, ok := runCurator(name, f.clients); ok {
-				all = append(all, r)
-			}
+		for _, s := range scenarios(f, names, rtt) {
+			all = append(all, plan.RunScenario(ctx, s, round == 0)...)
 			if err := ctx.Err(); err != nil {
-				return interrupted(err)
+				return err
 			}
 		}
 	}
-	rep.Results = bench.Median(all)
+	if first {
+		return runExtras(ctx, f, servers, plan, rep, logf)
+	}
+	return nil
+}
 
+// runExtras runs -uncontended, -diagnose and -sweep through servers.
+func runExtras(ctx context.Context, f flags, servers string, plan bench.Plan, rep *bench.Report, logf func(string, ...any)) error {
 	if f.uncontended {
 		logf("uncontended: 1 client, raw and mutex alternating")
-		un, err := bench.RunUncontended(ctx, servers, pathFor(bench.Uncontended, bench.ImplOurs, 1), f.warmup, f.duration)
+		un, err := bench.RunUncontended(ctx, servers, "/curatorbench/uncontended-vs-raw", f.warmup, f.duration)
 		if err != nil {
 			logf("uncontended: FAILED: %v", err)
 			rep.Skipped = append(rep.Skipped, "uncontended: failed ("+firstLine(err.Error())+")")
 		} else {
 			rep.Uncontended = &un
-			rep.Results = append(rep.Results, un.Mutex, un.Raw)
 		}
 	}
-
 	if f.diagnose {
 		logf("diagnose: 1 client, %d steps alternating", len(bench.Diagnostics()))
-		rs, err := bench.RunAlternating(ctx, servers, pathFor("diagnose", bench.ImplOurs, 1), f.warmup, f.duration, bench.Diagnostics())
+		rs, err := bench.RunAlternating(ctx, servers, "/curatorbench/diagnose", f.warmup, f.duration, bench.Diagnostics())
 		if err != nil {
 			logf("diagnose: FAILED: %v", err)
 			rep.Skipped = append(rep.Skipped, "diagnose: failed ("+firstLine(err.Error())+")")
 		}
 		rep.Diagnose = rs
 	}
-
 	sweep, err := sweepCounts(f)
 	if err != nil {
 		return err
 	}
+	plan.Meter = nil
 	for _, n := range sweep {
-		for _, wl := range bench.Available(bench.Mutex, false) {
-			if wl.Peer && !f.peers {
-				continue
-			}
-			if r, ok := reuse(rep.Results, bench.Mutex, wl.Impl, n); ok {
-				rep.Sweep = append(rep.Sweep, r)
-				continue
-			}
-			rep.Sweep = append(rep.Sweep, runGo(wl, n))
-		}
-		if r, ok := reuse(rep.Results, bench.Mutex, bench.ImplCurator, n); ok {
-			rep.Sweep = append(rep.Sweep, r)
-		} else if r, ok := runCurator(bench.Mutex, n); ok {
-			rep.Sweep = append(rep.Sweep, r)
-		}
+		rep.Sweep = append(rep.Sweep, plan.RunScenario(ctx, bench.Scenario{Name: bench.Mutex, Clients: n}, false)...)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 	}
-	rep.Results.Sort()
 	rep.Sweep.Sort()
-	rep.Targets = bench.Targets(rep.Results, f.clients, rep.Uncontended)
 	return nil
 }
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // warmServer runs unmeasured raw and mutex cycles: the server's JIT
 // compiles its request path during the first seconds of load, which
@@ -358,7 +515,7 @@ func warmServer(ctx context.Context, f flags, servers string, logf func(string, 
 	mu, _ := bench.Lookup(bench.Mutex, bench.ImplOurs)
 	for _, wl := range []bench.Workload{raw, mu} {
 		logf("server warm-up: %s, %d clients, %v", wl.Label(), f.clients, f.zkWarmup/2)
-		c := bench.Config{Servers: servers, Path: pathFor("warmup-"+wl.Name, wl.Impl, f.clients),
+		c := bench.Config{Servers: servers, Path: bench.PathFor(bench.Scenario{Name: "warmup-" + wl.Name, Clients: f.clients}, wl.Impl),
 			Clients: f.clients, Measure: f.zkWarmup / 2}
 		if _, err := bench.Run(ctx, c, wl); err != nil {
 			return fmt.Errorf("server warm-up: %w", err)
@@ -367,19 +524,11 @@ func warmServer(ctx context.Context, f flags, servers string, logf func(string, 
 	return nil
 }
 
-func reuse(rows bench.Rows, workload, impl string, clients int) (bench.Result, bool) {
-	for _, r := range rows {
-		if r.Workload == workload && r.Impl == impl && r.Clients == clients {
-			return r, true
-		}
-	}
-	return bench.Result{}, false
-}
-
-// sweepCounts parses -sweep; with -plot alone it is 1,2,4,... up to -clients.
+// sweepCounts parses -sweep; with -sweep-plot alone it is 1,2,4,... up to
+// -clients.
 func sweepCounts(f flags) ([]int, error) {
 	if f.sweep == "" {
-		if f.plotOut == "" {
+		if f.sweepPlotOut == "" {
 			return nil, nil
 		}
 		var out []int
@@ -407,9 +556,6 @@ func runScale(ctx context.Context, f flags, servers string, rep *bench.Report, l
 			return fmt.Errorf("-scale-waiters: %q is not a count", s)
 		}
 		waiters = append(waiters, n)
-	}
-	if err := warmServer(ctx, f, servers, logf); err != nil {
-		return err
 	}
 	sc, err := bench.RunScale(ctx, bench.ScaleConfig{
 		Servers: servers, Path: fmt.Sprintf("/curatorbench/scale-%d", time.Now().UnixNano()),

@@ -9,21 +9,34 @@ import (
 	"github.com/gocurator/curator/internal/bench"
 )
 
-// printReport prints the header line, the table (or the scale results),
-// what was skipped and the targets.
+// printReport prints the header line, a table per round-trip time (or the
+// scale results), what was skipped, the extras and the targets.
 func printReport(w io.Writer, f flags, rep *bench.Report) {
 	fmt.Fprintln(w, rep.Header)
 	if rep.Scale != nil {
 		printScale(w, rep.Scale)
 		return
 	}
-	fmt.Fprintf(w, "# %d clients, warm-up %v, measured %v, semaphore max leases %d; latency = acquire call until held\n",
-		f.clients, f.warmup, f.duration, f.maxLeases)
-	if f.rounds > 1 {
-		fmt.Fprintf(w, "# %d interleaved rounds: each row is the round with the median throughput\n", f.rounds)
+	fmt.Fprintf(w, "# %s\n", rep.Settings.Command)
+	fmt.Fprintf(w, "# warm-up %v, measured %v per run; %d interleaved rounds, each row the round with the median throughput\n",
+		f.warmup, f.duration, f.rounds)
+	fmt.Fprintln(w, "# latency = acquire call until held; per acq = per acquire+release cycle; requests and notifications from the server's mntr counters;")
+	fmt.Fprintln(w, "# requests by type from the server's request trace (first round); CPU = client process CPU time (Go: this process, Curator: its JVM)")
+	for _, t := range rep.Tables {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "## %s\n", t.Title())
+		if t.LoadAvg != "" {
+			fmt.Fprintf(w, "# load average at the start: %s", t.LoadAvg)
+			if t.ProxyCPU > 0 {
+				fmt.Fprintf(w, "; the proxy process used %.0f%% of a core", 100*t.ProxyCPU)
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w)
+		bench.WriteTable(w, t)
 	}
-	if len(rep.Results) > 0 {
-		bench.WriteTable(w, rep.Results)
+	if len(rep.Skipped) > 0 {
+		fmt.Fprintln(w)
 	}
 	for _, s := range rep.Skipped {
 		fmt.Fprintln(w, s)
@@ -33,20 +46,25 @@ func printReport(w io.Writer, f flags, rep *bench.Report) {
 		if len(u.RoundRatios) > 0 {
 			lo, hi = slices.Min(u.RoundRatios), slices.Max(u.RoundRatios)
 		}
-		fmt.Fprintf(w, "uncontended (1 client, %d alternating rounds): mutex %.0f cycles/s (p50 acquire %.3f ms), raw %.0f cycles/s (p50 create+list %.3f ms): ratio %.3f (median of the rounds' ratios, range %.3f-%.3f; pooled %.3f)\n",
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "uncontended vs raw (1 client, %d alternating rounds, first RTT): mutex %.0f cycles/s (p50 acquire %.3f ms), raw %.0f cycles/s (p50 create+list %.3f ms): ratio %.3f (median of the rounds' ratios, range %.3f-%.3f; pooled %.3f)\n",
 			u.Rounds, u.Mutex.OpsPerSec, u.Mutex.P50Ms, u.Raw.OpsPerSec, u.Raw.P50Ms, u.Ratio, lo, hi, u.PooledRatio)
 	}
 	if len(rep.Diagnose) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "# uncontended mutex taken apart (1 client, alternating rounds)")
+		fmt.Fprintln(w, "# uncontended mutex taken apart (1 client, alternating rounds, first RTT)")
 		bench.WriteSteps(w, rep.Diagnose)
 	}
 	if len(rep.Sweep) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "# mutex sweep")
-		bench.WriteTable(w, rep.Sweep)
+		fmt.Fprintln(w, "# mutex sweep (first RTT)")
+		rtt := 0.0
+		if len(rep.Tables) > 0 {
+			rtt = rep.Tables[0].MeasuredRTTMs
+		}
+		bench.WriteTable(w, bench.Table{Rows: rep.Sweep, MeasuredRTTMs: rtt})
 	}
-	if len(rep.Results) > 0 && len(rep.Targets) > 0 {
+	if len(rep.Targets) > 0 {
 		fmt.Fprintln(w)
 		bench.WriteTargets(w, rep.Targets)
 	}
@@ -106,13 +124,33 @@ func printScale(w io.Writer, sc *bench.Scale) {
 	}
 }
 
-func writePlot(path string, rows bench.Rows) error {
+// writeRTTChart draws the contended mutex's throughput (f.clients
+// sessions, no hold) against the round-trip time.
+func writeRTTChart(path string, f flags, tables []bench.Table) error {
+	var ticks []float64
+	for _, t := range tables {
+		ticks = append(ticks, t.RTTMs)
+	}
+	c := bench.Chart{
+		Title:  fmt.Sprintf("Contended mutex, %d sessions: throughput vs round-trip time", f.clients),
+		XLabel: "round-trip time added between client and ZooKeeper (ms)",
+		YLabel: "acquisitions / s",
+		Series: bench.SeriesByRTT(tables, bench.Mutex, f.clients, 0),
+		XTicks: ticks,
+	}
+	return writeChart(path, c)
+}
+
+func writeChart(path string, c bench.Chart) error {
+	format, err := bench.ChartFormat(path)
+	if err != nil {
+		return err
+	}
 	out, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	err = bench.WriteSVG(out, "Mutex throughput vs clients (one lock path)", "clients", "acquisitions / s",
-		bench.SeriesByImpl(rows, bench.Mutex))
+	err = c.Draw(out, format)
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}

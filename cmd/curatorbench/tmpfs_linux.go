@@ -11,3 +11,9 @@ func isTmpfs(dir string) bool {
 	var st syscall.Statfs_t
 	return syscall.Statfs(dir, &st) == nil && st.Type == tmpfsMagic
 }
+
+// childProcAttr makes the kernel end a child process (the proxy) when this
+// process dies.
+func childProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}

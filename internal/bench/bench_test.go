@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -96,9 +97,10 @@ func TestParseNames(t *testing.T) {
 		wantErr bool
 	}{
 		{"all", "all", Names, false},
-		{"default", "", Names, false},
+		{"default is the headline", "", Headline, false},
+		{"headline", "headline", Headline, false},
 		{"none", "none", nil, false},
-		{"table order, duplicates dropped", "write, mutex,write", []string{Mutex, Write}, false},
+		{"table order, duplicates dropped", "write, mutex,write,uncontended", []string{Mutex, Uncontended, Write}, false},
 		{"unknown", "mutex,spinlock", nil, true},
 	}
 	for _, tt := range tests {
@@ -117,17 +119,19 @@ func TestParseNames(t *testing.T) {
 	}
 }
 
-func TestRatios(t *testing.T) {
+func TestRatiosAndRoundTrips(t *testing.T) {
 	rows := Rows{
-		{Workload: Raw, Impl: ImplRaw, Clients: 8, Ops: 1, OpsPerSec: 1000},
 		{Workload: Mutex, Impl: ImplOurs, Clients: 8, Ops: 1, OpsPerSec: 400, P99Ms: 4},
 		{Workload: Mutex, Impl: ImplZKLock, Clients: 8, Ops: 1, OpsPerSec: 200},
 		{Workload: Mutex, Impl: ImplCurator, Clients: 8, Ops: 1, OpsPerSec: 100, P99Ms: 10},
+		{Workload: Mutex, Impl: ImplOurs, Clients: 8, HoldMs: 5, Ops: 1, OpsPerSec: 150},
+		{Workload: Mutex, Impl: ImplCurator, Clients: 8, HoldMs: 5, Ops: 1, OpsPerSec: 100},
 		{Workload: Write, Impl: ImplOurs, Clients: 8, Ops: 1, OpsPerSec: 300},
-		{Workload: Semaphore, Impl: ImplOurs, Clients: 8, Ops: 1, OpsPerSec: 500},
-		{Workload: SemaphoreV2, Impl: ImplCurator, Clients: 8, Ops: 1, OpsPerSec: 100},
-		{Workload: Uncontended, Impl: ImplOurs, Clients: 1, Ops: 1, OpsPerSec: 96},
-		{Workload: Uncontended, Impl: ImplRaw, Clients: 1, Ops: 1, OpsPerSec: 100},
+		{Workload: Semaphore, Impl: ImplOurs, Clients: 8, MaxLeases: 8, Ops: 1, OpsPerSec: 500},
+		{Workload: Semaphore, Impl: ImplCurator, Clients: 8, MaxLeases: 8, Ops: 1, OpsPerSec: 100},
+		{Workload: Read, Impl: ImplOurs, Clients: 8, Ops: 1, OpsPerSec: 1600},
+		{Workload: Uncontended, Impl: ImplOurs, Clients: 1, Ops: 1, OpsPerSec: 250},
+		{Workload: Uncontended, Impl: ImplZKLock, Clients: 1, Ops: 1, OpsPerSec: 125},
 	}
 	tests := []struct {
 		name string
@@ -136,15 +140,15 @@ func TestRatios(t *testing.T) {
 		want float64
 		ok   bool
 	}{
-		{"mutex vs Curator", rows.VsCurator, 1, 4, true},
-		{"mutex vs zk.Lock", rows.VsZKLock, 1, 2, true},
-		{"write vs zk.Lock's mutex row", rows.VsZKLock, 4, 1.5, true},
-		{"mutex vs raw", rows.VsRaw, 1, 0.4, true},
-		{"semaphore V1 vs Curator V2", rows.VsCurator, 5, 5, true},
-		{"uncontended vs uncontended raw", rows.VsRaw, 7, 0.96, true},
-		{"Curator has no Curator ratio", rows.VsCurator, 3, 0, false},
-		{"write has no Curator row", rows.VsCurator, 4, 0, false},
-		{"semaphore has no zk.Lock ratio", rows.VsZKLock, 5, 0, false},
+		{"mutex vs Curator", rows.VsCurator, 0, 4, true},
+		{"mutex vs zk.Lock", rows.VsZKLock, 0, 2, true},
+		{"hold is its own scenario", rows.VsCurator, 3, 1.5, true},
+		{"write vs zk.Lock's mutex row", rows.VsZKLock, 5, 1.5, true},
+		{"semaphore vs Curator's semaphore row", rows.VsCurator, 6, 5, true},
+		{"uncontended vs uncontended zk.Lock", rows.VsZKLock, 9, 2, true},
+		{"Curator has no Curator ratio", rows.VsCurator, 2, 0, false},
+		{"write has no Curator row", rows.VsCurator, 5, 0, false},
+		{"semaphore has no zk.Lock ratio", rows.VsZKLock, 6, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,61 +158,91 @@ func TestRatios(t *testing.T) {
 			}
 		})
 	}
-	un := &UncontendedResult{Ratio: 0.96}
-	status := map[string]string{}
-	for _, tg := range Targets(rows, 8, un) {
-		status[tg.Goal] = tg.Status
+
+	rtt := []struct {
+		name string
+		row  int
+		want float64
+	}{
+		{"exclusive: one cycle at a time (2.5 ms at 400/s)", 0, 2.5},
+		{"the hold is not a round trip (1000/150 - 5 ms)", 3, (1000.0/150 - 5) / 1},
+		{"read: every session at once (8 / 1600/s = 5 ms)", 8, 5},
+		{"semaphore: as many as leases (8 / 500/s = 16 ms)", 6, 16},
+		{"uncontended: 4 ms", 9, 4},
 	}
-	for goal, want := range map[string]string{
-		"mutex throughput >= 2x Curator InterProcessMutex":            "MET",
-		"mutex throughput >= 1.5x go-zookeeper zk.Lock":               "MET",
-		"mutex p99 <= 1/2 of Curator's p99":                           "MET",
-		"uncontended mutex within 5% of raw create+list+delete":       "MET",
-		"read lock >= 90% of raw floor":                               "n/a",
-		"semaphore (loop mode) >= 4x Curator InterProcessSemaphoreV2": "MET",
-		"semaphore V2 mode >= 1.5x Curator InterProcessSemaphoreV2":   "n/a",
-	} {
-		if status[goal] != want {
-			t.Errorf("%s: %s, want %s", goal, status[goal], want)
-		}
+	for _, tt := range rtt {
+		t.Run("round trips: "+tt.name, func(t *testing.T) {
+			got, ok := rows[tt.row].RTTsPerCycle(1)
+			if !ok || math.Abs(got-tt.want) > 1e-9 {
+				t.Fatalf("RTTsPerCycle(1 ms) = %v, %v; want %v", got, ok, tt.want)
+			}
+		})
 	}
+	if _, ok := rows[0].RTTsPerCycle(0); ok {
+		t.Fatal("round trips of a zero RTT")
+	}
+
 	var b bytes.Buffer
-	WriteTable(&b, rows)
+	WriteTable(&b, Table{RTTMs: 1, MeasuredRTTMs: 1, Rows: rows})
 	if !strings.Contains(b.String(), " 4.00x |") {
 		t.Errorf("table lacks the mutex ratio:\n%s", b.String())
 	}
 }
 
-func TestNiceScale(t *testing.T) {
-	tests := []struct {
-		v         float64
-		top, step float64
-	}{
-		{0, 1, 0.2},
-		{2345, 2500, 500},
-		{999, 1000, 200},
-		{10, 10, 2},
+func TestTargets(t *testing.T) {
+	rtt2 := Rows{
+		{Workload: Mutex, Impl: ImplOurs, Clients: 8, Ops: 1, OpsPerSec: 400, P99Ms: 4, CPUPerCycleUs: 100},
+		{Workload: Mutex, Impl: ImplZKLock, Clients: 8, Ops: 1, OpsPerSec: 200, CPUPerCycleUs: 120},
+		{Workload: Mutex, Impl: ImplCurator, Clients: 8, Ops: 1, OpsPerSec: 100, P99Ms: 10, CPUPerCycleUs: 400},
+		{Workload: Uncontended, Impl: ImplOurs, Clients: 1, Ops: 1, OpsPerSec: 130, AllocsPerCycle: 70},
+		{Workload: Uncontended, Impl: ImplCurator, Clients: 1, Ops: 1, OpsPerSec: 100},
 	}
-	for _, tt := range tests {
-		top, step := niceScale(tt.v, 5)
-		if top != tt.top || step != tt.step {
-			t.Errorf("niceScale(%v) = %v, %v; want %v, %v", tt.v, top, step, tt.top, tt.step)
+	loop := Rows{
+		{Workload: Mutex, Impl: ImplOurs, Clients: 8, Ops: 1, OpsPerSec: 90, CPUPerCycleUs: 100},
+		{Workload: Mutex, Impl: ImplZKLock, Clients: 8, Ops: 1, OpsPerSec: 100, CPUPerCycleUs: 50},
+		{Workload: Mutex, Impl: ImplCurator, Clients: 8, Ops: 1, OpsPerSec: 80, CPUPerCycleUs: 400},
+	}
+	status := map[string]string{}
+	for _, tg := range Targets([]Table{{RTTMs: 0, Rows: loop}, {RTTMs: 2, Rows: rtt2}}) {
+		status[tg.Goal] = tg.Status
+	}
+	for goal, want := range map[string]string{
+		"contended mutex, 8 sessions: >= 1.6x Curator and zk.Lock at RTT 2 ms":          "MET",
+		"contended mutex, 8 sessions: p99 <= 1/2 of Curator's at RTT 2 ms":              "MET",
+		"contended mutex, 64 sessions: >= 1.6x Curator and zk.Lock at RTT 2 ms":         "n/a",
+		"uncontended acquire+release >= 1.4x Curator at RTT 2 ms":                       "MISSED",
+		"read lock, readers only >= 1.4x Curator at RTT 2 ms":                           "n/a",
+		"contended mutex, 8 sessions, on loopback (RTT 0): >= 1.0x Curator and zk.Lock": "MISSED",
+		"client CPU per acquisition <= zk.Lock's (mutex rows, every RTT)":               "MISSED",
+		"client CPU per acquisition <= 1/3 of Curator's (mutex rows, every RTT)":        "MET",
+		"allocations per uncontended cycle <= 60":                                       "MISSED",
+	} {
+		if status[goal] != want {
+			t.Errorf("%s: %q, want %s", goal, status[goal], want)
 		}
 	}
 }
 
-func TestWriteSVGIsWellFormed(t *testing.T) {
-	rows := Rows{
-		{Workload: Mutex, Impl: ImplOurs, Clients: 2, Ops: 1, OpsPerSec: 200},
-		{Workload: Mutex, Impl: ImplOurs, Clients: 1, Ops: 1, OpsPerSec: 100},
-		{Workload: Mutex, Impl: "a <b> & c", Clients: 1, Ops: 1, OpsPerSec: 50},
+func TestSeriesAndChart(t *testing.T) {
+	tables := []Table{
+		{RTTMs: 2, Rows: Rows{
+			{Workload: Mutex, Impl: ImplOurs, Clients: 8, Ops: 1, OpsPerSec: 200},
+			{Workload: Mutex, Impl: ImplCurator, Clients: 8, Ops: 1, OpsPerSec: 100},
+			{Workload: Mutex, Impl: ImplOurs, Clients: 64, Ops: 1, OpsPerSec: 1},
+		}},
+		{RTTMs: 0, Rows: Rows{
+			{Workload: Mutex, Impl: ImplOurs, Clients: 8, Ops: 1, OpsPerSec: 2000},
+			{Workload: Mutex, Impl: ImplCurator, Clients: 8, Ops: 1, OpsPerSec: 1900},
+			{Workload: Mutex, Impl: "a <b> & c", Clients: 8, Ops: 1, OpsPerSec: 50},
+		}},
 	}
-	series := SeriesByImpl(rows, Mutex)
-	if len(series) != 2 || series[0].Points[0][0] != 1 {
-		t.Fatalf("series %+v: want 2, points sorted by clients", series)
+	series := SeriesByRTT(tables, Mutex, 8, 0)
+	if len(series) != 3 || series[0].Name != ImplOurs || !slices.Equal(series[0].Points, [][2]float64{{0, 2000}, {2, 200}}) {
+		t.Fatalf("series %+v: want 3, points sorted by RTT", series)
 	}
+	c := Chart{Title: "t", XLabel: "x", YLabel: "y", Series: series, XTicks: []float64{0, 2}}
 	var b bytes.Buffer
-	if err := WriteSVG(&b, "t", "x", "y", series); err != nil {
+	if err := c.Draw(&b, "svg"); err != nil {
 		t.Fatal(err)
 	}
 	d := xml.NewDecoder(&b)
@@ -218,10 +252,22 @@ func TestWriteSVGIsWellFormed(t *testing.T) {
 			break
 		}
 		if err != nil {
-			t.Fatalf("not well-formed XML: %v", err)
+			t.Fatalf("not well-formed SVG: %v", err)
 		}
 	}
-	if err := WriteSVG(&b, "t", "x", "y", nil); err == nil {
+	b.Reset()
+	if err := c.Draw(&b, "png"); err != nil || !bytes.HasPrefix(b.Bytes(), []byte("\x89PNG")) {
+		t.Fatalf("png: %v, starts %q", err, b.Bytes()[:min(8, b.Len())])
+	}
+	if err := (Chart{}).Draw(&b, "svg"); err == nil {
 		t.Fatal("no data: want an error")
+	}
+	for path, ok := range map[string]bool{"a.svg": true, "b.PNG": true, "c.txt": false, "d": false} {
+		if _, err := ChartFormat(path); (err == nil) != ok {
+			t.Errorf("ChartFormat(%q): %v", path, err)
+		}
+	}
+	if got := SeriesByImpl(tables[0].Rows, Mutex); len(got) != 2 || len(got[0].Points) != 2 {
+		t.Fatalf("by clients: %+v", got)
 	}
 }

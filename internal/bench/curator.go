@@ -17,7 +17,7 @@ import (
 // InterProcessSemaphoreV2, Curator's only semaphore.
 func CuratorWorkload(name string) (string, bool) {
 	switch name {
-	case Mutex:
+	case Mutex, Uncontended:
 		return "mutex", true
 	case Read:
 		return "read", true
@@ -77,37 +77,67 @@ func CuratorVersion() string {
 }
 
 // RunCurator runs Curator's side of a workload through Bench.java: one JVM,
-// one Curator client and thread per worker, JIT warmed by the warm-up.
-func RunCurator(ctx context.Context, cfg Config, javaWorkload string) (Result, error) {
-	r := Result{Workload: CuratorRow(javaWorkload), Impl: ImplCurator, Clients: cfg.Clients}
+// one Curator client and thread per worker, JIT warmed by the warm-up. The
+// row is listed under cfg's workload name row (CuratorRow(javaWorkload) if
+// empty); its CPU column is the JVM's process CPU time.
+func RunCurator(ctx context.Context, cfg Config, javaWorkload, row string) (Result, error) {
+	if row == "" {
+		row = CuratorRow(javaWorkload)
+	}
+	r := Result{Workload: row, Impl: ImplCurator, Clients: cfg.Clients, HoldMs: ms(cfg.Hold)}
 	if javaWorkload == "semv2" {
 		r.MaxLeases = cfg.MaxLeases
+	}
+	fail := func(err error) (Result, error) {
+		r.Error = err.Error()
+		return r, err
 	}
 	// As for the Go workloads: the path exists before the run, so no
 	// side pays for (re)creating an empty, reaped container parent.
 	if err := EnsurePath(ctx, cfg.Servers, cfg.Path); err != nil {
-		r.Error = err.Error()
-		return r, err
+		return fail(err)
 	}
 	defer func() {
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		_ = DeleteTree(dctx, cfg.Servers, cfg.Path)
 	}()
-	res, err := curatorjava.RunBench(ctx, curatorjava.BenchConfig{
+	br, err := curatorjava.StartBench(ctx, curatorjava.BenchConfig{
 		ConnectString: cfg.Servers,
 		Path:          cfg.Path,
 		Workload:      javaWorkload,
 		Clients:       cfg.Clients,
 		MaxLeases:     cfg.MaxLeases,
-		Warmup:        cfg.Warmup,
-		Measure:       cfg.Measure,
+		Hold:          cfg.Hold,
 	})
 	if err != nil {
-		r.Error = err.Error()
-		return r, err
+		return fail(err)
+	}
+	defer br.Close()
+	w, err := drive(ctx, cfg, jvm{br})
+	if err != nil {
+		return fail(err)
+	}
+	res, err := br.Wait()
+	if err != nil {
+		return fail(err)
 	}
 	r.Ops, r.Seconds, r.OpsPerSec = res.Ops, res.Seconds, res.Throughput
 	r.P50Ms, r.P90Ms, r.P99Ms, r.MaxMs, r.MeanMs = res.P50Ms, res.P90Ms, res.P99Ms, res.MaxMs, res.MeanMs
+	applyWindow(&r, w)
 	return r, nil
 }
+
+// jvm drives Bench.java's phases.
+type jvm struct{ br *curatorjava.BenchRun }
+
+var javaPhases = map[int32]string{phaseMeasure: "measure", phaseCount: "count", phaseStop: "stop"}
+
+func (j jvm) switchTo(phase int32) (point, error) {
+	at := time.Now()
+	bp, err := j.br.Phase(javaPhases[phase])
+	return point{at: at, cycles: bp.Cycles, cpu: bp.CPU}, err
+}
+
+// failed cannot tell early: a failure shows at the next switch.
+func (jvm) failed() <-chan struct{} { return nil }

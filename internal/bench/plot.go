@@ -1,12 +1,19 @@
 package bench
 
 import (
-	"bufio"
+	"cmp"
+	"errors"
 	"fmt"
-	"html"
+	"image/color"
 	"io"
-	"math"
+	"path/filepath"
 	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Series is one line of a chart: (x, y) points in x order.
@@ -18,116 +25,158 @@ type Series struct {
 // SeriesByImpl turns rows of one workload into one series per
 // implementation: throughput against client count.
 func SeriesByImpl(rows Rows, workload string) []Series {
+	return collect(func(yield func(impl string, x, y float64)) {
+		for _, r := range rows {
+			if r.Workload == workload && r.OK() {
+				yield(r.Impl, float64(r.Clients), r.OpsPerSec)
+			}
+		}
+	})
+}
+
+// SeriesByRTT turns the tables of a run into one series per implementation:
+// the throughput of one scenario (workload, sessions, hold) against the
+// round-trip time the proxy added.
+func SeriesByRTT(tables []Table, workload string, clients int, holdMs float64) []Series {
+	return collect(func(yield func(impl string, x, y float64)) {
+		for _, t := range tables {
+			for _, r := range t.Rows {
+				if r.Workload == workload && r.Clients == clients && r.HoldMs == holdMs && r.OK() {
+					yield(r.Impl, t.RTTMs, r.OpsPerSec)
+				}
+			}
+		}
+	})
+}
+
+// collect groups points by series name, in order of first appearance, and
+// sorts each series by x.
+func collect(points func(yield func(name string, x, y float64))) []Series {
 	var out []Series
 	index := map[string]int{}
-	for _, r := range rows {
-		if r.Workload != workload || !r.OK() {
-			continue
-		}
-		i, ok := index[r.Impl]
+	points(func(name string, x, y float64) {
+		i, ok := index[name]
 		if !ok {
 			i = len(out)
-			index[r.Impl] = i
-			out = append(out, Series{Name: r.Impl})
+			index[name] = i
+			out = append(out, Series{Name: name})
 		}
-		out[i].Points = append(out[i].Points, [2]float64{float64(r.Clients), r.OpsPerSec})
-	}
+		out[i].Points = append(out[i].Points, [2]float64{x, y})
+	})
 	for i := range out {
-		slices.SortFunc(out[i].Points, func(a, b [2]float64) int {
-			return int(math.Copysign(1, a[0]-b[0]))
-		})
+		slices.SortFunc(out[i].Points, func(a, b [2]float64) int { return cmp.Compare(a[0], b[0]) })
 	}
 	return out
 }
 
-var palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"}
+// Chart is a line chart of series.
+type Chart struct {
+	Title, XLabel, YLabel string
+	Series                []Series
+	// XTicks, when set, are the only x ticks, labelled with their value.
+	XTicks []float64
+}
 
-// WriteSVG draws a line chart of series. The x values (client counts) are
-// placed at even spacing in increasing order, which reads well for the
-// usual 1,2,4,8 sweeps; the y axis starts at 0.
-func WriteSVG(w io.Writer, title, xLabel, yLabel string, series []Series) error {
-	const (
-		width, height                  = 760, 440
-		left, right, top, bottom       = 80, 220, 50, 60
-		plotW, plotH                   = width - left - right, height - top - bottom
-		fontAxis, fontTitle, fontLabel = 12, 16, 13
-	)
-	var xs []float64
+// chartColors are distinguishable on white and for most colour-blind
+// readers (Okabe-Ito).
+var chartColors = []color.RGBA{
+	{R: 0x00, G: 0x72, B: 0xB2, A: 0xff}, // blue
+	{R: 0xE6, G: 0x9F, B: 0x00, A: 0xff}, // orange
+	{R: 0x00, G: 0x9E, B: 0x73, A: 0xff}, // green
+	{R: 0xCC, G: 0x79, B: 0xA7, A: 0xff}, // purple
+	{R: 0xD5, G: 0x5E, B: 0x00, A: 0xff}, // vermillion
+	{R: 0x56, G: 0xB4, B: 0xE9, A: 0xff}, // sky blue
+}
+
+// Draw draws the chart with gonum/plot in format ("svg", "png", "pdf",
+// ...), 8x5 inches, the y axis from 0, each point labelled with its value.
+func (c Chart) Draw(w io.Writer, format string) error {
+	if len(c.Series) == 0 {
+		return errors.New("plot: no data")
+	}
+	p := plot.New()
+	p.Title.Text = c.Title
+	p.Title.Padding = vg.Points(10)
+	p.X.Label.Text = c.XLabel
+	p.Y.Label.Text = c.YLabel
+	p.Y.Min = 0
+	p.Y.Tick.Marker = wholeTicks{}
+	p.Legend.Top = true
+	p.Legend.Left = false
+	p.Legend.XOffs = -vg.Points(10)
+	p.Legend.YOffs = -vg.Points(5)
+	p.Add(plotter.NewGrid())
 	maxY := 0.0
-	for _, s := range series {
-		for _, p := range s.Points {
-			if !slices.Contains(xs, p[0]) {
-				xs = append(xs, p[0])
-			}
-			maxY = max(maxY, p[1])
+	for i, s := range c.Series {
+		xys := make(plotter.XYs, len(s.Points))
+		labels := make([]string, len(s.Points))
+		for j, pt := range s.Points {
+			xys[j].X, xys[j].Y = pt[0], pt[1]
+			labels[j] = fmt.Sprintf("%.0f", pt[1])
+			maxY = max(maxY, pt[1])
 		}
-	}
-	slices.Sort(xs)
-	if len(xs) == 0 {
-		return fmt.Errorf("plot: no data")
-	}
-	top1, step := niceScale(maxY, 5)
-	xPos := func(x float64) float64 {
-		i := slices.Index(xs, x)
-		if len(xs) == 1 {
-			return left + plotW/2
+		line, points, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", s.Name, err)
 		}
-		return left + float64(i)*plotW/float64(len(xs)-1)
-	}
-	yPos := func(y float64) float64 { return top + plotH - y/top1*plotH }
-
-	b := bufio.NewWriter(w)
-	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	p(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif">`+"\n", width, height, width, height)
-	p(`<rect width="100%%" height="100%%" fill="white"/>` + "\n")
-	p(`<text x="%d" y="%d" font-size="%d" font-weight="bold">%s</text>`+"\n", left, top-20, fontTitle, esc(title))
-	for y := 0.0; y <= top1+step/2; y += step {
-		yy := yPos(y)
-		p(`<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>`+"\n", left, yy, left+plotW, yy)
-		p(`<text x="%d" y="%.1f" font-size="%d" text-anchor="end">%s</text>`+"\n", left-6, yy+4, fontAxis, esc(fmt.Sprintf("%g", y)))
-	}
-	for _, x := range xs {
-		xx := xPos(x)
-		p(`<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>`+"\n", xx, top, xx, top+plotH)
-		p(`<text x="%.1f" y="%d" font-size="%d" text-anchor="middle">%g</text>`+"\n", xx, top+plotH+18, fontAxis, x)
-	}
-	p(`<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>`+"\n", left, top, plotW, plotH)
-	p(`<text x="%d" y="%d" font-size="%d" text-anchor="middle">%s</text>`+"\n", left+plotW/2, height-15, fontLabel, esc(xLabel))
-	p(`<text transform="translate(18,%d) rotate(-90)" font-size="%d" text-anchor="middle">%s</text>`+"\n", top+plotH/2, fontLabel, esc(yLabel))
-	for i, s := range series {
-		color := palette[i%len(palette)]
-		var pts []byte
-		for _, pt := range s.Points {
-			pts = fmt.Appendf(pts, "%.1f,%.1f ", xPos(pt[0]), yPos(pt[1]))
+		col := chartColors[i%len(chartColors)]
+		line.Color = col
+		line.Width = vg.Points(2)
+		points.Color = col
+		points.Shape = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{}}[i%4]
+		points.Radius = vg.Points(3.5)
+		p.Add(line, points)
+		p.Legend.Add(s.Name, line, points)
+		lbl, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", s.Name, err)
 		}
-		p(`<polyline fill="none" stroke="%s" stroke-width="2.5" points="%s"/>`+"\n", color, pts)
-		for _, pt := range s.Points {
-			p(`<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s: %g clients, %.0f ops/s</title></circle>`+"\n",
-				xPos(pt[0]), yPos(pt[1]), color, esc(s.Name), pt[0], pt[1])
+		for k := range lbl.TextStyle {
+			lbl.TextStyle[k].Color = col
+			lbl.TextStyle[k].XAlign = draw.XLeft
+			lbl.TextStyle[k].YAlign = draw.YCenter
 		}
-		ly := top + 10 + i*22
-		p(`<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/>`+"\n", left+plotW+15, ly, left+plotW+40, ly, color)
-		p(`<text x="%d" y="%d" font-size="%d">%s</text>`+"\n", left+plotW+46, ly+4, fontAxis, esc(s.Name))
+		lbl.Offset = vg.Point{X: vg.Points(7)}
+		p.Add(lbl)
 	}
-	p("</svg>\n")
-	return b.Flush()
+	p.Y.Max = maxY * 1.2 // room for the legend and the labels
+	if len(c.XTicks) > 0 {
+		ticks := make([]plot.Tick, len(c.XTicks))
+		for i, x := range c.XTicks {
+			ticks[i] = plot.Tick{Value: x, Label: trimFloat(x)}
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		lo, hi := slices.Min(c.XTicks), slices.Max(c.XTicks)
+		pad := (hi - lo) * 0.05
+		p.X.Min, p.X.Max = lo-pad, hi+3*pad // room for the labels right of the last points
+	}
+	wt, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, format)
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	_, err = wt.WriteTo(w)
+	return err
 }
 
-// niceScale returns an axis top >= v and a tick step of 1, 2 or 5 times a
-// power of ten, for about n ticks.
-func niceScale(v float64, n int) (top, step float64) {
-	if v <= 0 {
-		return 1, 0.2
-	}
-	raw := v / float64(n)
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		step = m * mag
-		if step >= raw {
-			break
+// wholeTicks are plot's default ticks labelled without decimals.
+type wholeTicks struct{}
+
+func (wholeTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = fmt.Sprintf("%.0f", ticks[i].Value)
 		}
 	}
-	return math.Ceil(v/step) * step, step
+	return ticks
 }
 
-func esc(s string) string { return html.EscapeString(s) }
+// ChartFormat is the format Draw takes for a file name's extension.
+func ChartFormat(path string) (string, error) {
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	switch ext {
+	case "svg", "png", "pdf", "eps", "jpg", "jpeg", "tif", "tiff":
+		return ext, nil
+	}
+	return "", fmt.Errorf("plot: %s: want a .svg, .png or .pdf file", path)
+}

@@ -8,9 +8,10 @@ import (
 // Report is everything one run of the command measured, as written by
 // -json.
 type Report struct {
-	Header      Header             `json:"header"`
-	Settings    Settings           `json:"settings"`
-	Results     Rows               `json:"results"`
+	Header   Header   `json:"header"`
+	Settings Settings `json:"settings"`
+	// Tables holds the rows of every round-trip time, in the order run.
+	Tables      []Table            `json:"tables,omitempty"`
 	Uncontended *UncontendedResult `json:"uncontended,omitempty"`
 	Sweep       Rows               `json:"sweep,omitempty"`
 	Scale       *Scale             `json:"scale,omitempty"`
@@ -21,11 +22,24 @@ type Report struct {
 
 // Settings are the command's measuring settings.
 type Settings struct {
-	Clients   int    `json:"clients"`
-	Warmup    string `json:"warmup"`
-	Duration  string `json:"duration"`
-	MaxLeases int    `json:"max_leases"`
-	Peers     bool   `json:"peers"`
+	Clients   int      `json:"clients"`
+	Warmup    string   `json:"warmup"`
+	Duration  string   `json:"duration"`
+	Rounds    int      `json:"rounds"`
+	RTTs      []string `json:"rtts"`
+	MaxLeases int      `json:"max_leases"`
+	Peers     bool     `json:"peers"`
+	// Hold is the critical section of the extra contended mutex row.
+	Hold string `json:"hold,omitempty"`
+	// Many is the sessions of the extra contended mutex row, run at
+	// ManyRTTs.
+	Many     int      `json:"many,omitempty"`
+	ManyRTTs []string `json:"many_rtts,omitempty"`
+	// OpWindow is the request trace's window after each measured period
+	// of the first round.
+	OpWindow string `json:"op_window,omitempty"`
+	// Command is the command line.
+	Command string `json:"command,omitempty"`
 }
 
 // WriteJSON writes r, indented, to path.

@@ -6,38 +6,45 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
-// Rows is a set of results with the lookups the ratio columns need.
+// Rows is a set of results with the lookups the ratio columns need. The
+// rows of one Rows share a round-trip time (see Table).
 type Rows []Result
 
-// find returns the row of workload and impl at clients.
-func (rs Rows) find(workload, impl string, clients int) (Result, bool) {
+// find returns the row of workload and impl at clients and hold.
+func (rs Rows) find(workload, impl string, clients int, holdMs float64) (Result, bool) {
 	for _, r := range rs {
-		if r.Workload == workload && r.Impl == impl && r.Clients == clients && r.OK() {
+		if r.Workload == workload && r.Impl == impl && r.Clients == clients && r.HoldMs == holdMs && r.OK() {
 			return r, true
 		}
 	}
 	return Result{}, false
 }
 
-// VsCurator is r's throughput over Curator's for the same workload (both
-// semaphore modes against InterProcessSemaphoreV2).
+// VsCurator is r's throughput over Curator's in the same scenario (the
+// semaphores against InterProcessSemaphoreV2, Curator's only semaphore).
 func (rs Rows) VsCurator(r Result) (float64, bool) {
-	jw, ok := CuratorWorkload(r.Workload)
-	if !ok || r.Impl == ImplCurator || !r.OK() {
+	if _, ok := CuratorWorkload(r.Workload); !ok || r.Impl == ImplCurator || !r.OK() {
 		return 0, false
 	}
-	return rs.ratio(r, CuratorRow(jw), ImplCurator)
+	return rs.ratio(r, r.Workload, ImplCurator)
 }
 
 // VsZKLock is r's throughput over go-zookeeper's zk.Lock, for the
-// exclusive workloads (mutex and write lock).
+// exclusive workloads (the write lock against zk.Lock's mutex row).
 func (rs Rows) VsZKLock(r Result) (float64, bool) {
-	if (r.Workload != Mutex && r.Workload != Write) || r.Impl == ImplZKLock || !r.OK() {
+	if r.Impl == ImplZKLock || !r.OK() {
 		return 0, false
 	}
-	return rs.ratio(r, Mutex, ImplZKLock)
+	switch r.Workload {
+	case Mutex, Uncontended:
+		return rs.ratio(r, r.Workload, ImplZKLock)
+	case Write:
+		return rs.ratio(r, Mutex, ImplZKLock)
+	}
+	return 0, false
 }
 
 // VsRaw is r's throughput over the raw floor at the same client count.
@@ -45,53 +52,137 @@ func (rs Rows) VsRaw(r Result) (float64, bool) {
 	if r.Impl == ImplRaw || !r.OK() {
 		return 0, false
 	}
-	if r.Workload == Uncontended {
-		return rs.ratio(r, Uncontended, ImplRaw)
-	}
 	return rs.ratio(r, Raw, ImplRaw)
 }
 
 func (rs Rows) ratio(r Result, workload, impl string) (float64, bool) {
-	base, ok := rs.find(workload, impl, r.Clients)
+	base, ok := rs.find(workload, impl, r.Clients, r.HoldMs)
 	if !ok || base.OpsPerSec == 0 {
 		return 0, false
 	}
 	return r.OpsPerSec / base.OpsPerSec, true
 }
 
-// WriteTable prints rows as one aligned table with the ratio columns.
-func WriteTable(w io.Writer, rows Rows) {
-	head := []string{"workload", "impl", "clients", "ops/s", "p50 ms", "p99 ms", "vs Curator", "vs zk.Lock", "vs raw floor"}
+// Holders is how many cycles of r's scenario run side by side: 1 for the
+// exclusive locks, every session for the read lock and the raw floor, the
+// leases for the semaphores.
+func (r Result) Holders() int {
+	switch r.Workload {
+	case Read, Raw:
+		return r.Clients
+	case Semaphore, SemaphoreV2:
+		return max(1, min(r.Clients, r.MaxLeases))
+	}
+	return 1
+}
+
+// RTTsPerCycle is the time one holder's cycle takes outside the critical
+// section, in round trips of rtt: Holders / throughput - hold, over rtt.
+// An exclusive lock's cycle is then the hand-over (release, notification,
+// the next holder's reads), an uncontended one acquire plus release.
+func (r Result) RTTsPerCycle(rttMs float64) (float64, bool) {
+	if !r.OK() || rttMs <= 0 || r.OpsPerSec <= 0 {
+		return 0, false
+	}
+	cycleMs := float64(r.Holders())/r.OpsPerSec*1000 - r.HoldMs
+	return cycleMs / rttMs, true
+}
+
+// Table is the rows of one round-trip time.
+type Table struct {
+	// RTTMs is the round trip the proxy adds (twice its one-way delay); 0
+	// means the clients talk to the server directly.
+	RTTMs float64 `json:"rtt_ms"`
+	// MeasuredRTTMs is the median time of an exists through the same path
+	// (proxy and server), taken before the runs: the round trip a
+	// request really sees, server time included.
+	MeasuredRTTMs float64 `json:"measured_rtt_ms"`
+	// LoadAvg is the load average when the table's runs started.
+	LoadAvg string `json:"load_avg,omitempty"`
+	// ProxyCPU is the share of one core the proxy process used over the
+	// table's runs (0 without a proxy): it runs on the same machine, where
+	// every wake-up for a delayed chunk costs CPU that a real network
+	// would not take from the server and the clients.
+	ProxyCPU float64 `json:"proxy_cpu,omitempty"`
+	Rows     Rows    `json:"rows"`
+}
+
+// Title is the table's heading: "RTT 0.5 ms (proxy 0.25 ms each way; exists
+// round trip measured 0.62 ms)".
+func (t Table) Title() string {
+	if t.RTTMs == 0 {
+		return fmt.Sprintf("RTT 0 (loopback, no proxy; exists round trip measured %.2f ms)", t.MeasuredRTTMs)
+	}
+	return fmt.Sprintf("RTT %s ms (proxy %s ms each way; exists round trip measured %.2f ms)",
+		trimFloat(t.RTTMs), trimFloat(t.RTTMs/2), t.MeasuredRTTMs)
+}
+
+// rowLabel is the workload column: the workload with its hold and leases.
+func rowLabel(r Result) string {
+	name := r.Workload
+	if r.MaxLeases > 0 {
+		name += fmt.Sprintf(" (%d leases)", r.MaxLeases)
+	}
+	if r.HoldMs > 0 {
+		name += fmt.Sprintf(", hold %s ms", trimFloat(r.HoldMs))
+	}
+	return name
+}
+
+// WriteTable prints t's rows as one table (Markdown-compatible) with the
+// ratio, round-trip, server and client columns.
+func WriteTable(w io.Writer, t Table) {
+	rows := t.Rows
+	head := []string{"workload", "sessions", "impl", "cycles/s", "p50 ms", "p99 ms", "vs Curator", "vs zk.Lock",
+		"RTTs/cycle", "requests/acq (reads/writes)", "notifications/acq", "CPU µs/acq", "allocs/acq", "requests by type/acq"}
+	const byType = 13 // the one text column after the numbers
 	rounds := false
 	for _, r := range rows {
 		rounds = rounds || len(r.RoundsOpsPerSec) > 1
 	}
 	if rounds {
-		head = append(head, "ops/s of each round")
+		head = append(head, "cycles/s of each round")
 	}
 	cells := [][]string{head}
 	for _, r := range rows {
-		name := r.Workload
-		if r.MaxLeases > 0 {
-			name += fmt.Sprintf(" (max %d)", r.MaxLeases)
-		}
+		row := []string{rowLabel(r), fmt.Sprint(r.Clients), r.Impl}
 		if !r.OK() {
 			why := r.Error
 			if why == "" {
 				why = "no cycle completed"
 			}
-			row := []string{name, r.Impl, fmt.Sprint(r.Clients), "FAILED: " + firstLine(why), "", "", "", "", ""}
-			if rounds {
+			row = append(row, "FAILED: "+firstLine(why))
+			for len(row) < len(head) {
 				row = append(row, "")
 			}
 			cells = append(cells, row)
 			continue
 		}
-		row := []string{
-			name, r.Impl, fmt.Sprint(r.Clients),
+		row = append(row,
 			fmt.Sprintf("%.0f", r.OpsPerSec), fmt.Sprintf("%.2f", r.P50Ms), fmt.Sprintf("%.2f", r.P99Ms),
-			ratioCell(rows.VsCurator(r)), ratioCell(rows.VsZKLock(r)), ratioCell(rows.VsRaw(r)),
+			ratioCell(rows.VsCurator(r)), ratioCell(rows.VsZKLock(r)))
+		if v, ok := r.RTTsPerCycle(t.MeasuredRTTMs); ok && t.RTTMs > 0 {
+			row = append(row, fmt.Sprintf("%.1f", v))
+		} else {
+			row = append(row, "-")
 		}
+		if r.Server != nil && r.WindowCycles > 0 {
+			row = append(row, fmt.Sprintf("%.2f (%.2f/%.2f)", r.RequestsPerCycle, r.ReadsPerCycle, r.WritesPerCycle),
+				fmt.Sprintf("%.2f", r.NotificationsPerCycle))
+		} else {
+			row = append(row, "-", "-")
+		}
+		if r.CPUPerCycleUs > 0 {
+			row = append(row, fmt.Sprintf("%.0f", r.CPUPerCycleUs))
+		} else {
+			row = append(row, "-")
+		}
+		if r.AllocsPerCycle > 0 {
+			row = append(row, fmt.Sprintf("%.0f", r.AllocsPerCycle))
+		} else {
+			row = append(row, "-")
+		}
+		row = append(row, orDash(OpsString(r.OpsPerCycle)))
 		if rounds {
 			var each []string
 			for _, v := range r.RoundsOpsPerSec {
@@ -101,7 +192,14 @@ func WriteTable(w io.Writer, rows Rows) {
 		}
 		cells = append(cells, row)
 	}
-	writeCells(w, cells, 2)
+	writeCellsAligned(w, cells, func(i int) bool { return i >= 3 && i != byType })
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func ratioCell(v float64, ok bool) string {
@@ -114,6 +212,12 @@ func ratioCell(v float64, ok bool) string {
 // writeCells prints a table with "|" separators; columns from numFrom on
 // are right-aligned.
 func writeCells(w io.Writer, cells [][]string, numFrom int) {
+	writeCellsAligned(w, cells, func(i int) bool { return i >= numFrom })
+}
+
+// writeCellsAligned prints a table with "|" separators (a Markdown table);
+// the columns right reports are right-aligned.
+func writeCellsAligned(w io.Writer, cells [][]string, right func(int) bool) {
 	widths := make([]int, len(cells[0]))
 	for _, row := range cells {
 		for i, c := range row {
@@ -121,7 +225,7 @@ func writeCells(w io.Writer, cells [][]string, numFrom int) {
 			if strings.HasPrefix(c, "FAILED: ") {
 				continue
 			}
-			widths[i] = max(widths[i], len(c))
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 	}
 	line := func(row []string) {
@@ -130,8 +234,8 @@ func writeCells(w io.Writer, cells [][]string, numFrom int) {
 			if i > 0 {
 				b.WriteString(" | ")
 			}
-			pad := strings.Repeat(" ", max(0, widths[i]-len(c)))
-			if i >= numFrom && !strings.HasPrefix(c, "FAILED") {
+			pad := strings.Repeat(" ", max(0, widths[i]-utf8.RuneCountInString(c)))
+			if right(i) && !strings.HasPrefix(c, "FAILED") {
 				b.WriteString(pad + c)
 			} else {
 				b.WriteString(c + pad)
@@ -158,19 +262,21 @@ func firstLine(s string) string {
 	return s
 }
 
-// Sort orders rows as the table shows them: by workload (Names, then the
-// uncontended pair), then ours, raw, zk.Lock, Curator, then client count.
+// Sort orders rows as the table shows them: by workload (Names order),
+// sessions and hold, then ours, raw, zk.Lock, Curator, the sketch.
 func (rs Rows) Sort() {
-	order := append(append([]string{}, Names...), Uncontended)
 	impls := []string{ImplOurs, ImplRaw, ImplZKLock, ImplCurator, ImplSketch}
 	slices.SortStableFunc(rs, func(a, b Result) int {
-		if c := cmp.Compare(slices.Index(order, a.Workload), slices.Index(order, b.Workload)); c != 0 {
+		if c := cmp.Compare(slices.Index(Names, a.Workload), slices.Index(Names, b.Workload)); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(slices.Index(impls, a.Impl), slices.Index(impls, b.Impl)); c != 0 {
+		if c := cmp.Compare(a.Clients, b.Clients); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.Clients, b.Clients)
+		if c := cmp.Compare(a.HoldMs, b.HoldMs); c != 0 {
+			return c
+		}
+		return cmp.Compare(slices.Index(impls, a.Impl), slices.Index(impls, b.Impl))
 	})
 }
 

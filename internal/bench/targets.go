@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Target is one goal from the issues, checked against a run.
@@ -15,70 +16,144 @@ type Target struct {
 	Status string `json:"status"`
 }
 
-// Targets checks the goals of the issues against rows (at clients) and the
-// uncontended measurement (nil if not run).
-func Targets(rows Rows, clients int, un *UncontendedResult) []Target {
+// targetRTTMs is the round trip the goals of issue 11 name ("at RTT 2 ms").
+const targetRTTMs = 2
+
+// Targets checks the goals of issue 11 (the lock loop's second generation)
+// against the tables of a run. A goal whose rows were not run is "n/a".
+func Targets(tables []Table) []Target {
 	var out []Target
-	atLeast := func(goal string, v float64, ok bool, want float64, what string) {
-		t := Target{Goal: goal, Want: want, Status: "n/a"}
+	at := func(rtt float64) (Rows, bool) {
+		for _, t := range tables {
+			if t.RTTMs == rtt {
+				return t.Rows, true
+			}
+		}
+		return nil, false
+	}
+	check := func(goal string, want float64, atMost bool, v float64, ok bool, measured string) {
+		t := Target{Goal: goal, Want: want, Status: "n/a", Measured: "not measured (a row it needs was not run or failed)"}
 		if ok {
-			t.Value, t.Measured = v, fmt.Sprintf("%.2fx %s", v, what)
-			t.Status = "MISSED"
-			if v >= want {
+			t.Value, t.Measured, t.Status = v, measured, "MISSED"
+			if (!atMost && v >= want) || (atMost && v <= want) {
 				t.Status = "MET"
 			}
-		} else {
-			t.Measured = "not measured (a row it needs was not run or failed)"
 		}
 		out = append(out, t)
 	}
-	ours := func(workload string) Result {
-		r, _ := rows.find(workload, ImplOurs, clients)
-		return r
-	}
-	ratio := func(workload, baseWorkload, baseImpl string) (float64, bool) {
-		r, ok := rows.find(workload, ImplOurs, clients)
+	// worst is the lower of our ratios to Curator and to zk.Lock.
+	worst := func(rows Rows, workload string, clients int, hold float64) (float64, bool, string) {
+		r, ok := rows.find(workload, ImplOurs, clients, hold)
 		if !ok {
-			return 0, false
+			return 0, false, ""
 		}
-		return rows.ratio(r, baseWorkload, baseImpl)
+		c, okC := rows.VsCurator(r)
+		z, okZ := rows.VsZKLock(r)
+		if !okC || !okZ {
+			return 0, false, ""
+		}
+		return min(c, z), true, fmt.Sprintf("%.2fx Curator, %.2fx zk.Lock", c, z)
+	}
+	vsCurator := func(rows Rows, workload string, clients int) (float64, bool, string) {
+		r, ok := rows.find(workload, ImplOurs, clients, 0)
+		if !ok {
+			return 0, false, ""
+		}
+		v, ok := rows.VsCurator(r)
+		return v, ok, fmt.Sprintf("%.2fx Curator (%.0f vs %.0f cycles/s)", v, r.OpsPerSec, r.OpsPerSec/max(v, 1e-9))
+	}
+	rtt2, ok2 := at(targetRTTMs)
+	each := func(f func(Rows) (float64, bool, string)) (float64, bool, string) {
+		if !ok2 {
+			return 0, false, ""
+		}
+		return f(rtt2)
 	}
 
-	v, ok := ratio(Mutex, Mutex, ImplCurator)
-	atLeast("mutex throughput >= 2x Curator InterProcessMutex", v, ok, 2, "of Curator")
-	v, ok = ratio(Mutex, Mutex, ImplZKLock)
-	atLeast("mutex throughput >= 1.5x go-zookeeper zk.Lock", v, ok, 1.5, "of zk.Lock")
+	// Uncontended paths in one round trip: >= 1.4x Curator at RTT 2 ms.
+	for _, g := range []struct{ workload, what string }{
+		{Uncontended, "uncontended acquire+release"},
+		{Read, "read lock, readers only"},
+		{Semaphore, "V1 semaphore with a free lease (vs InterProcessSemaphoreV2)"},
+	} {
+		v, ok, m := each(func(rows Rows) (float64, bool, string) {
+			clients := 0
+			for _, r := range rows {
+				if r.Workload == g.workload && r.Impl == ImplOurs && r.HoldMs == 0 {
+					clients = r.Clients
+				}
+			}
+			return vsCurator(rows, g.workload, clients)
+		})
+		check(fmt.Sprintf("%s >= 1.4x Curator at RTT 2 ms", g.what), 1.4, false, v, ok, m)
+	}
 
-	t := Target{Goal: "mutex p99 <= 1/2 of Curator's p99", Want: 0.5, Status: "n/a", Measured: "not measured (a row it needs was not run or failed)"}
-	if cur, ok := rows.find(Mutex, ImplCurator, clients); ok && ours(Mutex).OK() && cur.P99Ms > 0 {
-		t.Value = ours(Mutex).P99Ms / cur.P99Ms
-		t.Measured = fmt.Sprintf("%.2f ms vs %.2f ms = %.2f of Curator's", ours(Mutex).P99Ms, cur.P99Ms, t.Value)
-		t.Status = "MISSED"
-		if t.Value <= 0.5 {
-			t.Status = "MET"
+	// Hand-over in one round trip.
+	for _, clients := range []int{8, 64} {
+		v, ok, m := each(func(rows Rows) (float64, bool, string) { return worst(rows, Mutex, clients, 0) })
+		check(fmt.Sprintf("contended mutex, %d sessions: >= 1.6x Curator and zk.Lock at RTT 2 ms", clients), 1.6, false, v, ok, m)
+		v, ok, m = each(func(rows Rows) (float64, bool, string) {
+			r, ok := rows.find(Mutex, ImplOurs, clients, 0)
+			c, okC := rows.find(Mutex, ImplCurator, clients, 0)
+			if !ok || !okC || c.P99Ms <= 0 {
+				return 0, false, ""
+			}
+			return r.P99Ms / c.P99Ms, true, fmt.Sprintf("p99 %.1f ms vs %.1f ms", r.P99Ms, c.P99Ms)
+		})
+		check(fmt.Sprintf("contended mutex, %d sessions: p99 <= 1/2 of Curator's at RTT 2 ms", clients), 0.5, true, v, ok, m)
+	}
+	v, ok, m := each(func(rows Rows) (float64, bool, string) {
+		for _, r := range rows {
+			if r.Workload == Mutex && r.Impl == ImplOurs && r.HoldMs > 0 {
+				return worst(rows, Mutex, r.Clients, r.HoldMs)
+			}
+		}
+		return 0, false, ""
+	})
+	check("contended mutex with a critical section: >= 1.3x Curator and zk.Lock at RTT 2 ms", 1.3, false, v, ok, m)
+	if rows, ok := at(0); ok {
+		v, ok, m := worst(rows, Mutex, 8, 0)
+		check("contended mutex, 8 sessions, on loopback (RTT 0): >= 1.0x Curator and zk.Lock", 1.0, false, v, ok, m)
+	} else {
+		check("contended mutex, 8 sessions, on loopback (RTT 0): >= 1.0x Curator and zk.Lock", 1.0, false, 0, false, "")
+	}
+
+	// Client CPU and allocations, the worst over every table.
+	cpu := func(peer string, want float64, goal string) {
+		worstV, seen := 0.0, false
+		var where []string
+		for _, t := range tables {
+			for _, r := range t.Rows {
+				if r.Impl != ImplOurs || (r.Workload != Mutex && r.Workload != Uncontended) || r.CPUPerCycleUs <= 0 {
+					continue
+				}
+				p, ok := t.Rows.find(r.Workload, peer, r.Clients, r.HoldMs)
+				if !ok || p.CPUPerCycleUs <= 0 {
+					continue
+				}
+				v := r.CPUPerCycleUs / p.CPUPerCycleUs
+				if !seen || v > worstV {
+					worstV, seen = v, true
+					where = []string{fmt.Sprintf("worst %.2fx (%s, %d sessions, RTT %s ms: %.0f vs %.0f µs/acq)",
+						v, r.Workload, r.Clients, trimFloat(t.RTTMs), r.CPUPerCycleUs, p.CPUPerCycleUs)}
+				}
+			}
+		}
+		check(goal, want, true, worstV, seen, strings.Join(where, ""))
+	}
+	cpu(ImplZKLock, 1, "client CPU per acquisition <= zk.Lock's (mutex rows, every RTT)")
+	cpu(ImplCurator, 1.0/3, "client CPU per acquisition <= 1/3 of Curator's (mutex rows, every RTT)")
+
+	worstA, seen, where := 0.0, false, ""
+	for _, t := range tables {
+		if r, ok := t.Rows.find(Uncontended, ImplOurs, 1, 0); ok && r.AllocsPerCycle > 0 {
+			if !seen || r.AllocsPerCycle > worstA {
+				worstA, seen = r.AllocsPerCycle, true
+				where = fmt.Sprintf("%.0f allocations per cycle (worst, at RTT %s ms)", r.AllocsPerCycle, trimFloat(t.RTTMs))
+			}
 		}
 	}
-	out = append(out, t)
-
-	t = Target{Goal: "uncontended mutex within 5% of raw create+list+delete", Want: 0.95, Status: "n/a", Measured: "not measured"}
-	if un != nil && un.Ratio > 0 {
-		t.Value = un.Ratio
-		t.Measured = fmt.Sprintf("%.3fx raw (median of %d paired rounds; pooled %.0f vs %.0f cycles/s)", un.Ratio, len(un.RoundRatios), un.Mutex.OpsPerSec, un.Raw.OpsPerSec)
-		t.Status = "MISSED"
-		if un.Ratio >= 0.95 {
-			t.Status = "MET"
-		}
-	}
-	out = append(out, t)
-
-	v, ok = ratio(Read, Raw, ImplRaw)
-	atLeast("read lock >= 90% of raw floor", v, ok, 0.9, "of raw floor")
-	v, ok = ratio(Read, Read, ImplCurator)
-	atLeast("read lock >= 1.2x Curator readLock", v, ok, 1.2, "of Curator")
-	v, ok = ratio(Semaphore, SemaphoreV2, ImplCurator)
-	atLeast("semaphore (loop mode) >= 4x Curator InterProcessSemaphoreV2", v, ok, 4, "of Curator V2")
-	v, ok = ratio(SemaphoreV2, SemaphoreV2, ImplCurator)
-	atLeast("semaphore V2 mode >= 1.5x Curator InterProcessSemaphoreV2", v, ok, 1.5, "of Curator V2")
+	check("allocations per uncontended cycle <= 60", 60, true, worstA, seen, where)
 	return out
 }
 

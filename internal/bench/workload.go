@@ -25,12 +25,18 @@ const (
 	Write       = "write"
 	Semaphore   = "semaphore"
 	SemaphoreV2 = "semaphore-v2"
-	// Uncontended is the 1-client comparison of our mutex with raw.
+	// Uncontended is the mutex with one session: every acquire finds the
+	// lock free (its implementations are the Mutex workloads).
 	Uncontended = "uncontended"
 )
 
 // Names lists every workload name the command accepts, in table order.
-var Names = []string{Raw, Mutex, Read, Write, Semaphore, SemaphoreV2}
+var Names = []string{Raw, Mutex, Uncontended, Read, Write, Semaphore, SemaphoreV2}
+
+// Headline is the default set: the contended mutex, the uncontended
+// acquire+release, the read lock with readers only and the V1 semaphore
+// with a free lease.
+var Headline = []string{Mutex, Uncontended, Read, Semaphore}
 
 // Workload is one implementation of one workload run by the Go loop.
 type Workload struct {
@@ -85,15 +91,17 @@ func Lookup(name, impl string) (Workload, bool) {
 	return Workload{}, false
 }
 
-// ParseNames parses a comma list of workload names. "all" (or "") means
-// every workload that has an implementation of ours in this binary; "none"
-// means no workload. It returns the names and, separately, those that are
+// ParseNames parses a comma list of workload names. "headline" (or "")
+// means Headline; "all" means every workload that has an implementation of
+// ours in this binary; "none" means no workload. It returns the names and, separately, those that are
 // known but have no implementation compiled in yet.
 func ParseNames(list string) (names, unavailable []string, err error) {
 	switch strings.TrimSpace(list) {
-	case "", "all":
+	case "", "headline":
+		return append([]string{}, Headline...), nil, nil
+	case "all":
 		for _, n := range Names {
-			if _, ok := Lookup(n, implOf(n)); ok {
+			if _, ok := Lookup(registryName(n), implOf(n)); ok {
 				names = append(names, n)
 			} else {
 				unavailable = append(unavailable, n)
@@ -113,7 +121,7 @@ func ParseNames(list string) (names, unavailable []string, err error) {
 		if !known(n) {
 			return nil, nil, fmt.Errorf("unknown workload %q (want %s)", n, strings.Join(Names, ","))
 		}
-		if _, ok := Lookup(n, implOf(n)); ok {
+		if _, ok := Lookup(registryName(n), implOf(n)); ok {
 			names = append(names, n)
 		} else {
 			unavailable = append(unavailable, n)
@@ -135,6 +143,14 @@ func implOf(name string) string {
 		return ImplRaw
 	}
 	return ImplOurs
+}
+
+// registryName is the registered workload that runs name.
+func registryName(name string) string {
+	if name == Uncontended {
+		return Mutex
+	}
+	return name
 }
 
 func known(n string) bool { return contains(Names, n) }
