@@ -22,6 +22,7 @@ func printReport(w io.Writer, f flags, rep *bench.Report) {
 		f.warmup, f.duration, f.rounds)
 	fmt.Fprintln(w, "# latency = acquire call until held; per acq = per acquire+release cycle; requests and notifications from the server's mntr counters;")
 	fmt.Fprintln(w, "# requests by type from the server's request trace (first round); CPU = client process CPU time (Go: this process, Curator: its JVM)")
+	fmt.Fprintf(w, "# allocs/acq: Go heap allocations per cycle, less the benchmark loop's own %.0f\n", bench.HarnessAllocs())
 	for _, t := range rep.Tables {
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "## %s\n", t.Title())

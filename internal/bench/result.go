@@ -61,7 +61,8 @@ type Result struct {
 	// which run one at a time; the JVM's for Curator.
 	CPUPerCycleUs float64 `json:"cpu_us_per_cycle,omitempty"`
 	// AllocsPerCycle is this process's heap allocations per cycle
-	// (runtime.MemStats.Mallocs), Go implementations only.
+	// (runtime.MemStats.Mallocs), less the loop's own (HarnessAllocs); Go
+	// implementations only.
 	AllocsPerCycle float64 `json:"allocs_per_cycle,omitempty"`
 }
 
@@ -173,7 +174,7 @@ func applyWindow(r *Result, w window) {
 		r.CPUPerCycleUs = float64(w.cpu) / float64(time.Microsecond) / n
 	}
 	if w.hasMallocs {
-		r.AllocsPerCycle = float64(w.mallocs) / n
+		r.AllocsPerCycle = max(0, float64(w.mallocs)/n-HarnessAllocs())
 	}
 	if w.opCycles > 0 && len(w.ops) > 0 {
 		r.OpsPerCycle = make(map[string]float64, len(w.ops))
