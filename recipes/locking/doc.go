@@ -4,10 +4,11 @@
 //
 // # The loop
 //
-// Acquire creates a protected node under path (parents are created as
-// containers) and sends the listing of path right behind the create:
-// ZooKeeper answers a session's requests in order, so the listing shows our
-// node, and an uncontended acquire costs one round trip. It keeps the
+// Acquire creates a protected node under path (or in the driver's
+// directory there; parents are created as containers) and sends the
+// listing of that directory right behind the create: ZooKeeper answers a
+// session's requests in order, so the listing shows our node, and an
+// uncontended acquire costs one round trip. It keeps the
 // children that carry the driver's lock name, sorts them by sequence number
 // (signed 32-bit, wrap-aware) and asks the driver's GetsTheLock.
 //
@@ -35,15 +36,43 @@
 // they fire in no particular order) the loop reads instead, as it does when
 // the driver's claim and the loop's check disagree.
 //
+// # Directories, children watches and attempts
+//
+// A driver that decides on a whole directory rather than on one node ahead
+// says so with a Layout (DirDriver): its nodes live in a sub-directory of
+// the lock path (Dir), GetsTheLock sees every child of it, foreign ones
+// included (AllChildren), and a node that does not hold waits on a
+// children watch of the directory and lists it again at every change
+// (WatchChildren): nothing is granted without a read then. The first
+// listing, the one behind the create, sets no watch in this mode either, so
+// a node that holds at once leaves no watch behind; a waiter lists once
+// more with the watch. A look for another reason (WithChanged) keeps a
+// pending children watch rather than arm another.
+//
+// A driver with work around each node (AttemptDriver) begins every attempt
+// itself: Begin runs before the create and may take something the node
+// depends on (Curator's V2 semaphore takes its gate mutex); the Attempt it
+// returns may carry an Abort channel, a Check run once our node exists and
+// before the first decision, and an End run once the attempt is decided:
+// after the node holds, or after the node of a failed attempt was deleted.
+// An attempt whose node is lost (gone, or of a dead session) or whose Abort
+// closes starts over like any other: its node deleted, End called, and,
+// under the client's retry policy, a new attempt begun. So the ownership
+// checks, the re-creation and the clean-up are the loop's, for every
+// recipe; Semaphore V2 is a driver like the mutex.
+//
 // # The driver contract
 //
 // Every call of a Driver is made on the goroutine of the Acquire that owns
-// the node, one at a time. For each attempt (a new node), Node is called
-// once, before the create. For each listing, Sequence is called for every
-// child of path, then GetsTheLock once with the sorted participants, and,
-// when our node does not hold, once more with the same participants minus
-// the node it named (the loop's check of HeldWhenGone and its way to find
-// PP). GetsTheLock must therefore be a function of its arguments (and of
+// the node, one at a time; Layout once, by New. For each attempt (a new
+// node): Begin (AttemptDriver), then Node once, before the create; then
+// the Attempt's Check once; and End once when the attempt is decided. For
+// each listing, Sequence is called for every child of the directory, then
+// GetsTheLock once with the sorted participants (and, with AllChildren,
+// the other children after them), and, when our node does not hold and it
+// waits on nodes (not WatchChildren), once more with the same participants
+// minus the node it named (the loop's check of HeldWhenGone and its way to
+// find PP). GetsTheLock must therefore be a function of its arguments (and of
 // state the driver's own Node set up for this attempt), and monotone: if
 // our node holds with some nodes ahead, it holds with any subset of them. A
 // driver may keep state between calls (rwlock's downgrade does), reset by

@@ -32,7 +32,10 @@ type Verdict struct {
 	HeldWhenGone bool
 }
 
-// Driver is what a lock recipe plugs into the loop.
+// Driver is what a lock recipe plugs into the loop. A driver may also be a
+// DirDriver (its nodes in a sub-directory, decided on the whole directory
+// and waited for on a children watch) and an AttemptDriver (work around
+// each node, such as the V2 semaphore's gate).
 type Driver interface {
 	// Node says how to create our node. It is called for every create, so
 	// a recipe may choose per attempt (rwlock's downgrade does).

@@ -19,6 +19,9 @@ type Internals struct {
 	c         *framework.Client
 	path      string
 	driver    Driver
+	layout    Layout        // the driver's (DirDriver), else the zero Layout
+	dir       string        // where the nodes live: path, or path/layout.Dir
+	attempts  AttemptDriver // the driver, if it is one
 	maxLeases func() int
 	changed   func() <-chan struct{}
 	log       *zap.Logger
@@ -57,7 +60,10 @@ func New(c *framework.Client, path string, d Driver, opts ...Option) *Internals 
 			l.err = err
 		} else if path == "/" {
 			l.err = fmt.Errorf("%w: a lock cannot live at the root", ErrInvalidPath)
+		} else {
+			l.layout, l.dir, l.err = layoutOf(path, d)
 		}
+		l.attempts, _ = d.(AttemptDriver)
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -103,9 +109,11 @@ func (l *Internals) Err() error {
 // ends, or the client closes. Without wait it returns ErrWouldBlock at once
 // when others hold the lock. On any failure the node is deleted before
 // Acquire returns (a guaranteed delete continues in the background if the
-// connection is down) and the error is non-nil: ctx's error (errors.Is
-// context.Canceled / DeadlineExceeded), framework.ErrClosed, ErrWouldBlock,
-// or the ZooKeeper error that the retry policy gave up on.
+// connection is down), the attempt is ended (AttemptDriver), and the error
+// is non-nil: ctx's error (errors.Is context.Canceled / DeadlineExceeded),
+// framework.ErrClosed, ErrWouldBlock, ErrLockLost when the node kept being
+// lost (or the attempt aborted) past the retry policy, an error of the
+// driver, or the ZooKeeper error that the retry policy gave up on.
 func (l *Internals) Acquire(ctx context.Context, wait bool) (*Hold, error) {
 	if l == nil {
 		return nil, ErrNilHandle
@@ -118,6 +126,10 @@ func (l *Internals) Acquire(ctx context.Context, wait bool) (*Hold, error) {
 	}
 	start := time.Now()
 	for recreates := 0; ; recreates++ {
+		att, err := l.begin(ctx, wait)
+		if err != nil {
+			return nil, fmt.Errorf("lock %s: %w", l.path, err)
+		}
 		spec := l.driver.Node()
 		// The Stat of our node (its czxid is the fencing token, its owner
 		// the session it lives in) comes with the create's reply, and the
@@ -128,41 +140,46 @@ func (l *Internals) Acquire(ctx context.Context, wait bool) (*Hold, error) {
 			stat  zk.Stat
 			first []string
 		}
-		node, err := l.c.Create(ctx, framework.JoinPath(l.path, spec.Name), spec.Data,
+		node, err := l.c.Create(ctx, framework.JoinPath(l.dir, spec.Name), spec.Data,
 			framework.WithMode(spec.Mode), framework.Protected(), framework.CreatingParentContainers(),
 			framework.StoringStatIn(&made.stat), framework.ListingParent(&made.first))
 		if err != nil {
 			if node != "" {
 				l.deleteNode(ctx, node)
 			}
+			att.end(ctx)
 			return nil, fmt.Errorf("lock %s: %w", l.path, err)
 		}
-		h, err := l.wait(ctx, node, &made.stat, made.first, wait)
+		h, err := l.wait(ctx, node, &made.stat, made.first, wait, &att)
 		if err == nil {
+			att.end(ctx)
 			return h, nil
 		}
 		l.deleteNode(ctx, node)
+		att.end(ctx)
 		if !errors.Is(err, errRecreate) {
 			return nil, fmt.Errorf("lock %s: %w", l.path, err)
 		}
-		// Our node is gone or belongs to a dead session: make a new one,
-		// under the client's retry policy.
+		// Our node is gone or belongs to a dead session, or the attempt
+		// was aborted: begin a new one, under the client's retry policy.
 		sleep, ok := l.c.RetryPolicy().AllowRetry(recreates, time.Since(start))
 		if !ok {
-			return nil, fmt.Errorf("lock %s: %w: node lost %d times while waiting", l.path, ErrLockLost, recreates+1)
+			return nil, fmt.Errorf("lock %s: %w: node lost or attempt aborted %d times while waiting", l.path, ErrLockLost, recreates+1)
 		}
-		l.log.Info("own node lost while waiting; creating it again", zap.String("node", node))
+		l.log.Info("own node lost or attempt aborted while waiting; starting over", zap.String("node", node))
 		if err := Sleep(ctx, l.c, sleep); err != nil {
 			return nil, fmt.Errorf("lock %s: %w", l.path, err)
 		}
 	}
 }
 
-// errRecreate means our node is missing or belongs to a dead session.
+// errRecreate means our node is missing or belongs to a dead session, or
+// the attempt was aborted: start over with a new attempt.
 var errRecreate = errors.New("own node lost")
 
 // wait is the loop proper, for one node of ours, created with Stat stat;
-// first is the listing that came with the create (nil if none).
+// first is the listing that came with the create (nil if none), att the
+// attempt the node belongs to.
 //
 // A waiter watches the node its driver names (P) and, unless P's deletion
 // alone lets it hold, the node just before P (PP), plus its own node: at
@@ -180,7 +197,11 @@ var errRecreate = errors.New("own node lost")
 // After any state change the ordering argument is void (watches are set
 // again on reconnection in no particular order), and the loop reads
 // instead.
-func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, first []string, wait bool) (*Hold, error) {
+//
+// With the layout's WatchChildren, a waiter instead lists the directory
+// with a children watch (which our own node's deletion fires too) and looks
+// again at every change: one watch, and a read before every grant.
+func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, first []string, wait bool, att *Attempt) (*Hold, error) {
 	_, own := framework.SplitPath(node)
 	ws := watchSet{l: l, node: node} // chs made when first needed
 	// Our node lives as long as its session: once that is lost, waiting
@@ -190,6 +211,21 @@ func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, first 
 	if sess.ID() != stat.EphemeralOwner {
 		return nil, errRecreate
 	}
+	if att.Check != nil {
+		err := att.Check(ctx)
+		if errors.Is(err, zk.ErrNoNode) {
+			return nil, errRecreate // the path went, and our node with it
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	// children is the pending children watch of the directory
+	// (WatchChildren), nil while none is armed. A look for another reason
+	// (a change of maxLeases) keeps it rather than arm another: each would
+	// stay pending, with a goroutine in a namespace, until the directory
+	// changes.
+	var children <-chan zk.Event
 	for {
 		// maxLeases then changed: see WithChanged for the contract that
 		// keeps a change between the two calls from being missed.
@@ -200,20 +236,27 @@ func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, first 
 		}
 		var sorted []string
 		if first != nil {
-			sorted, first = SortChildren(first, l.driver.Sequence), nil
+			// The listing sent behind the create set no watch: a node
+			// that holds at once leaves none behind.
+			sorted, first = l.sortListing(first), nil
 		} else {
+			arm := l.layout.WatchChildren && children == nil
 			var (
 				st  *zk.Stat
+				ch  <-chan zk.Event
 				err error
 			)
-			sorted, st, err = l.list(ctx, node, stat == nil)
+			sorted, st, ch, err = l.list(ctx, node, stat == nil, arm)
 			if errors.Is(err, zk.ErrNoNode) {
-				// The lock path is gone, so our node is too (its container
-				// parent was reaped after our session ended).
+				// The directory is gone, so our node is too (its container
+				// was reaped after our session ended).
 				return nil, errRecreate
 			}
 			if err != nil {
 				return nil, err
+			}
+			if arm {
+				children = ch
 			}
 			if st != nil {
 				stat = st
@@ -232,24 +275,37 @@ func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, first 
 		if !wait {
 			return nil, ErrWouldBlock
 		}
-		p := v.Watch
-		grant, pp := l.withoutP(sorted, own, p, max)
-		grant = grant && v.HeldWhenGone
-		gone, err := ws.set(ctx, p, pp)
-		if err != nil {
-			return nil, err
-		}
-		if gone {
-			continue // P or PP went between the listing and the watch: look again
+		var (
+			p, pp string // the nodes watched ahead of ours; "" for none
+			grant bool   // P's deletion alone lets us hold
+		)
+		if l.layout.WatchChildren {
+			if children == nil {
+				continue // list again, with the watch
+			}
+		} else {
+			p = v.Watch
+			grant, pp = l.withoutP(sorted, own, p, max)
+			grant = grant && v.HeldWhenGone
+			gone, err := ws.set(ctx, p, pp)
+			if err != nil {
+				return nil, err
+			}
+			if gone {
+				continue // P or PP went between the listing and the watch: look again
+			}
 		}
 		l.log.Debug("waiting", zap.String("node", node), zap.String("watch", p),
-			zap.String("watchAlso", pp), zap.Bool("heldWhenGone", grant))
+			zap.String("watchAlso", pp), zap.Bool("heldWhenGone", grant),
+			zap.Bool("watchChildren", l.layout.WatchChildren))
 		if l.c.SessionID() != stat.EphemeralOwner {
 			// The session ended while the watches were being set: they
 			// may be in the new session, but our node died with the old
 			// one. Never wait on a node of a dead session.
 			return nil, errRecreate
 		}
+		// With WatchChildren p and pp are "": their channels are nil and
+		// never ready, as is children's in the other mode.
 		select {
 		case ev := <-ws.chs[p]:
 			delete(ws.chs, p)
@@ -287,7 +343,15 @@ func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, first 
 				stat = nil
 				ws.reset()
 			}
+		case ev := <-children:
+			children = nil // fired: the next listing arms a new one
+			l.log.Debug("directory changed", zap.String("node", node), zap.Stringer("event", ev.Type))
+			if ev.Type == zk.EventNotWatching {
+				stat = nil
+			}
 		case <-changed:
+		case <-att.Abort:
+			return nil, errRecreate
 		case <-sess.Done():
 			select {
 			case <-l.c.Done():
@@ -382,7 +446,7 @@ func (ws *watchSet) set(ctx context.Context, p, pp string) (gone bool, err error
 	}
 	results := make([]result, len(want))
 	var wg sync.WaitGroup
-	c, dir := ws.l.c, ws.l.path // the goroutines must not capture ws
+	c, dir := ws.l.c, ws.l.dir // the goroutines must not capture ws
 	for i, n := range want {
 		wg.Add(1)
 		go func() {
@@ -433,10 +497,11 @@ func (ws *watchSet) ownAlive(stat *zk.Stat) bool {
 	return ws.l.c.SessionID() == stat.EphemeralOwner
 }
 
-// list returns the sorted participants and, with withStat, our node's Stat,
-// read concurrently so the two cost one round trip. A nil Stat with no error
-// means our node is gone.
-func (l *Internals) list(ctx context.Context, node string, withStat bool) ([]string, *zk.Stat, error) {
+// list returns the sorted listing of the directory (see sortListing) and,
+// with withStat, our node's Stat, read concurrently so the two cost one
+// round trip; with watch, the listing sets a children watch, returned. A nil
+// Stat with no error means our node is gone.
+func (l *Internals) list(ctx context.Context, node string, withStat, watch bool) ([]string, *zk.Stat, <-chan zk.Event, error) {
 	var (
 		stat    *zk.Stat
 		statErr error
@@ -449,17 +514,32 @@ func (l *Internals) list(ctx context.Context, node string, withStat bool) ([]str
 			stat, statErr = l.c.Exists(ctx, node)
 		}()
 	}
-	children, _, err := l.c.Children(ctx, l.path)
+	var (
+		children []string
+		ch       <-chan zk.Event
+		err      error
+	)
+	if watch {
+		children, _, ch, err = l.c.ChildrenW(ctx, l.dir)
+	} else {
+		children, _, err = l.c.Children(ctx, l.dir)
+	}
 	if done != nil {
 		<-done
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if statErr != nil {
-		return nil, nil, statErr
+		return nil, nil, nil, statErr
 	}
-	return SortChildren(children, l.driver.Sequence), stat, nil
+	return l.sortListing(children), stat, ch, nil
+}
+
+// sortListing returns the participants among children in sequence order
+// and, with the layout's AllChildren, the other children after them.
+func (l *Internals) sortListing(children []string) []string {
+	return sortChildren(children, l.driver.Sequence, l.layout.AllChildren)
 }
 
 // Participants returns the participants' node paths in sequence order; for
@@ -471,7 +551,7 @@ func (l *Internals) Participants(ctx context.Context) ([]string, error) {
 	if l.err != nil {
 		return nil, l.err
 	}
-	children, _, err := l.c.Children(ctx, l.path)
+	children, _, err := l.c.Children(ctx, l.dir)
 	if errors.Is(err, zk.ErrNoNode) {
 		return []string{}, nil
 	}
@@ -480,7 +560,7 @@ func (l *Internals) Participants(ctx context.Context) ([]string, error) {
 	}
 	sorted := SortChildren(children, l.driver.Sequence)
 	for i, s := range sorted {
-		sorted[i] = framework.JoinPath(l.path, s)
+		sorted[i] = framework.JoinPath(l.dir, s)
 	}
 	return sorted, nil
 }

@@ -36,14 +36,24 @@ func Before(a, b int32) bool { return a-b < 0 }
 // SortChildren returns the children that seq recognises, in sequence order
 // (ties broken by name). Foreign children are dropped.
 func SortChildren(children []string, seq func(string) (int32, bool)) []string {
+	return sortChildren(children, seq, false)
+}
+
+// sortChildren is SortChildren that, with foreign, keeps the children seq
+// does not recognise, after the others in their given order. seq is called
+// once per child.
+func sortChildren(children []string, seq func(string) (int32, bool), foreign bool) []string {
 	type entry struct {
 		name string
 		seq  int32
 	}
 	entries := make([]entry, 0, len(children))
+	var others []string
 	for _, c := range children {
 		if s, ok := seq(c); ok {
 			entries = append(entries, entry{c, s})
+		} else if foreign {
+			others = append(others, c)
 		}
 	}
 	slices.SortFunc(entries, func(a, b entry) int {
@@ -56,11 +66,11 @@ func SortChildren(children []string, seq func(string) (int32, bool)) []string {
 			return strings.Compare(a.name, b.name)
 		}
 	})
-	out := make([]string, len(entries))
+	out := make([]string, len(entries), len(entries)+len(others))
 	for i, e := range entries {
 		out[i] = e.name
 	}
-	return out
+	return append(out, others...)
 }
 
 // indexOf returns the position of name in sorted, or -1.

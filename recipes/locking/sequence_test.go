@@ -65,6 +65,7 @@ func TestSortChildren(t *testing.T) {
 	tests := []struct {
 		name     string
 		children []string
+		foreign  bool
 		want     []string
 	}{
 		{
@@ -89,9 +90,32 @@ func TestSortChildren(t *testing.T) {
 			children: nil,
 			want:     []string{},
 		},
+		{
+			name:     "foreign children kept after the participants, in the given order (a layout's AllChildren)",
+			children: []string{"leader", "_c_a-lock-0000000002", "_c_x-__READ__0000000001", "_c_b-lock-0000000001"},
+			foreign:  true,
+			want:     []string{"_c_b-lock-0000000001", "_c_a-lock-0000000002", "leader", "_c_x-__READ__0000000001"},
+		},
+		{
+			name:     "only foreign children kept",
+			children: []string{"b", "a"},
+			foreign:  true,
+			want:     []string{"b", "a"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			calls := 0
+			count := func(c string) (int32, bool) { calls++; return seq(c) }
+			if got := sortChildren(tt.children, count, tt.foreign); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+			if calls != len(tt.children) {
+				t.Fatalf("Sequence called %d times for %d children, want once each", calls, len(tt.children))
+			}
+			if tt.foreign {
+				return
+			}
 			if got := SortChildren(tt.children, seq); !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("got %v, want %v", got, tt.want)
 			}

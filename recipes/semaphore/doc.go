@@ -19,7 +19,11 @@
 // iff there are at most max children, else it waits, still holding the gate,
 // for the children to change. It releases the gate in every case. Only the
 // gate holder waits on leases/, so releases wake one process. Use V2 on paths
-// shared with Java processes that use InterProcessSemaphoreV2.
+// shared with Java processes that use InterProcessSemaphoreV2. V2 runs on
+// the same lock loop as V1 (package locking), as a driver whose nodes live
+// in leases/, whose decision counts every child there, and whose attempts
+// begin by taking the gate: ownership checks, starting over and clean-up
+// are the loop's.
 //
 // Directories are created as containers, which the server deletes once
 // empty. The two layouts must not share a path: V1 counts nodes under the

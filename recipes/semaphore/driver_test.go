@@ -76,23 +76,6 @@ func TestV1Driver(t *testing.T) {
 	}
 }
 
-func TestContains(t *testing.T) {
-	tests := []struct {
-		list []string
-		s    string
-		want bool
-	}{
-		{nil, "a", false},
-		{[]string{"a", "b"}, "b", true},
-		{[]string{"a", "b"}, "c", false},
-	}
-	for _, tt := range tests {
-		if got := contains(tt.list, tt.s); got != tt.want {
-			t.Fatalf("contains(%v, %q) = %v", tt.list, tt.s, got)
-		}
-	}
-}
-
 func TestParallelReturnsFirstErrorInOrder(t *testing.T) {
 	e1, e2 := errors.New("one"), errors.New("two")
 	tests := []struct {

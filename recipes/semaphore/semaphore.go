@@ -2,10 +2,8 @@ package semaphore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/framework"
@@ -155,26 +153,15 @@ func (s *Semaphore) Participants(ctx context.Context) ([]string, error) {
 	if err := s.check(ctx); err != nil {
 		return nil, fmt.Errorf("semaphore %s: participants: %w", s.path, err)
 	}
+	var d locking.Driver = v2Driver{s}
 	if !s.opts.v2 {
-		p, err := locking.New(s.c, s.path, locking.StandardDriver{LockName: lockName}).Participants(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("semaphore %s: %w", s.path, err)
-		}
-		return p, nil
+		d = locking.StandardDriver{LockName: lockName}
 	}
-	dir := framework.JoinPath(s.path, leasesDir)
-	children, _, err := s.c.Children(ctx, dir)
-	if errors.Is(err, zk.ErrNoNode) {
-		return []string{}, nil
-	}
+	p, err := locking.New(s.c, s.path, d).Participants(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("semaphore %s: participants: %w", s.path, err)
+		return nil, fmt.Errorf("semaphore %s: %w", s.path, err)
 	}
-	sorted := locking.SortChildren(children, func(c string) (int32, bool) { return locking.Sequence(c, leaseName) })
-	for i, c := range sorted {
-		sorted[i] = framework.JoinPath(dir, c)
-	}
-	return sorted, nil
+	return p, nil
 }
 
 // check reports bad input from New or a nil ctx, and starts the count of
@@ -226,15 +213,5 @@ func (s *Semaphore) releaseAll(ctx context.Context, leases []*Lease) {
 		if err := l.Release(dctx); err != nil {
 			s.log.Info("returning a lease continues in the background", zap.String("node", l.Node()), zap.Error(err))
 		}
-	}
-}
-
-// deleteNode deletes a node of ours left by a failed acquire; the delete is
-// guaranteed, so it goes on in the background past the clean-up bound.
-func (s *Semaphore) deleteNode(ctx context.Context, node string) {
-	dctx, cancel := s.c.CleanupContext(ctx)
-	defer cancel()
-	if err := s.c.Delete(dctx, node, framework.Guaranteed(), framework.Quietly()); err != nil {
-		s.log.Info("deleting own node continues in the background", zap.String("node", node), zap.Error(err))
 	}
 }

@@ -149,3 +149,27 @@ func (s *Semaphore) v2Node(ctx context.Context) (string, error) {
 	}
 	return "", nil
 }
+
+// parallel runs fns concurrently, waits for all, and returns the first
+// error in fns' order.
+func parallel(fns ...func() error) error {
+	if len(fns) == 1 {
+		return fns[0]()
+	}
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, f := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f()
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
@@ -22,39 +20,29 @@ const (
 	leaseName = "lease-" // base name of lease nodes
 )
 
-// errAgain means this attempt cannot go on (our lease node vanished or
-// belongs to a dead session, or the gate was lost while we waited behind
-// it): clean up and start over, under the retry policy.
-var errAgain = errors.New("lease node or gate lost")
-
-// acquireV2 runs Curator's V2 protocol. On failure it also removes the V2
-// directories if they are left empty (see dropEmptyDirs).
+// acquireV2 runs Curator's V2 protocol: the lock loop with v2Driver. On
+// failure it also removes the V2 directories if they are left empty (see
+// dropEmptyDirs).
 func (s *Semaphore) acquireV2(ctx context.Context, wait bool) (*Lease, error) {
-	l, err := s.attemptsV2(ctx, wait)
+	// The maximum and its change channel are taken at one instant, as
+	// WithChanged asks; the loop calls both on the Acquire's goroutine.
+	var changed <-chan struct{}
+	maxLeases := func() int {
+		max, ch := s.limit()
+		changed = ch
+		return max
+	}
+	l := locking.New(s.c, s.path, v2Driver{s}, locking.WithLogger(s.log),
+		locking.WithMaxLeases(maxLeases), locking.WithChanged(func() <-chan struct{} { return changed }))
+	h, err := l.Acquire(ctx, wait)
 	if err != nil {
 		s.dropEmptyDirs(ctx)
+		if errors.Is(err, locking.ErrWouldBlock) {
+			return nil, ErrNoLease
+		}
+		return nil, err
 	}
-	return l, err
-}
-
-// attemptsV2 runs attempts of the protocol, starting over under the
-// client's retry policy when an attempt loses its node or its gate.
-func (s *Semaphore) attemptsV2(ctx context.Context, wait bool) (*Lease, error) {
-	start := time.Now()
-	for retries := 0; ; retries++ {
-		l, err := s.attemptV2(ctx, wait)
-		if !errors.Is(err, errAgain) {
-			return l, err
-		}
-		sleep, ok := s.c.RetryPolicy().AllowRetry(retries, time.Since(start))
-		if !ok {
-			return nil, fmt.Errorf("%w: lease node or gate lost %d times while waiting", ErrLockLost, retries+1)
-		}
-		s.log.Info("lease node or gate lost while waiting; starting over")
-		if err := locking.Sleep(ctx, s.c, sleep); err != nil {
-			return nil, err
-		}
-	}
+	return newLease(s.path, h), nil
 }
 
 // dropEmptyDirs deletes "leases" and then "locks" if they are empty, after a
@@ -82,161 +70,80 @@ func (s *Semaphore) dropEmptyDirs(ctx context.Context) {
 	}
 }
 
-// attemptV2 is one pass of the protocol: take the gate, create the lease
-// node, hold iff the leases directory has at most max children, else wait
-// (as the one gate holder) for a change. The lease node is deleted on every
-// failure, then the gate is released, in every case.
-func (s *Semaphore) attemptV2(ctx context.Context, wait bool) (lease *Lease, err error) {
-	// A handle per attempt: the mutex is reentrant per handle, and two
-	// goroutines must not both believe they hold the gate.
+// v2Driver is Curator's InterProcessSemaphoreV2 on the lock loop. Each
+// attempt takes the gate mutex at "locks" (Begin), creates its lease node
+// in "leases" and, after the V1 check (Check), holds iff leases/ has at
+// most max children, counting every child as Curator does; else it waits,
+// still the one gate holder, on a children watch of leases/, a change of
+// the maximum, or the loss of the gate (Abort: another acquirer may pass
+// the gate then and wait beside us; two waiting lease nodes count each
+// other and can block for ever, so the attempt starts over). The loop
+// deletes the lease node of a failed attempt and then ends it (End
+// releases the gate), in every case.
+type v2Driver struct{ s *Semaphore }
+
+// Layout puts the lease nodes in leases/ and decides on all of its
+// children, on a children watch.
+func (v2Driver) Layout() locking.Layout {
+	return locking.Layout{Dir: leasesDir, AllChildren: true, WatchChildren: true}
+}
+
+// Node is a protected EPHEMERAL_SEQUENTIAL "lease-" node.
+func (d v2Driver) Node() locking.NodeSpec {
+	return locking.NodeSpec{Name: leaseName, Mode: framework.EphemeralSequential, Data: d.s.opts.data}
+}
+
+// Sequence reads the number after "lease-".
+func (v2Driver) Sequence(child string) (int32, bool) { return locking.Sequence(child, leaseName) }
+
+// GetsTheLock holds iff there are at most maxLeases children. Curator
+// counts every child of leases/, foreign ones included, and so must we:
+// counting fewer would admit more than Java does.
+func (v2Driver) GetsTheLock(all []string, _ string, maxLeases int) (locking.Verdict, error) {
+	return locking.Verdict{Held: maxLeases >= 1 && len(all) <= maxLeases}, nil
+}
+
+// Begin takes the gate (without waiting for another acquirer unless
+// wait). A handle per attempt: the mutex is reentrant per handle, and two
+// goroutines must not both believe they hold the gate.
+func (d v2Driver) Begin(ctx context.Context, wait bool) (locking.Attempt, error) {
+	s := d.s
 	gate := mutex.New(s.c, framework.JoinPath(s.path, locksDir))
 	if wait {
 		if err := gate.Acquire(ctx); err != nil {
-			return nil, err
+			return locking.Attempt{}, err
 		}
 	} else {
 		ok, err := gate.TryAcquire(ctx)
 		if err != nil {
-			return nil, err
+			return locking.Attempt{}, err
 		}
 		if !ok {
-			return nil, ErrNoLease
+			return locking.Attempt{}, locking.ErrWouldBlock
 		}
 	}
-	defer s.releaseGate(ctx, gate)
+	return locking.Attempt{
+		Abort: gate.Done(),
+		Check: s.noV1,
+		End:   func(ctx context.Context) { s.releaseGate(ctx, gate) },
+	}, nil
+}
 
-	// The lease node's Stat comes with the create (no extra request
-	// while we hold the gate, which every acquirer waits through).
-	var stat zk.Stat
-	node, err := s.c.Create(ctx, framework.JoinPath(framework.JoinPath(s.path, leasesDir), leaseName), s.opts.data,
-		framework.WithMode(framework.EphemeralSequential), framework.Protected(), framework.CreatingParentContainers(),
-		framework.StoringStatIn(&stat))
-	if node != "" {
-		defer func() {
-			if lease == nil {
-				s.deleteNode(ctx, node)
-			}
-		}()
-	}
+// noV1 fails with ErrLayoutMismatch if the path holds V1 participants.
+// Our lease node exists when it is called, so a V1 semaphore that lists the
+// path after this sees our leases/ directory, and one that listed it before
+// made its node before ours: one of the two always notices the other.
+func (s *Semaphore) noV1(ctx context.Context) error {
+	top, _, err := s.c.Children(ctx, s.path)
 	if err != nil {
-		return nil, err
-	}
-	return s.waitV2(ctx, node, &stat, gate, wait)
-}
-
-// waitV2 decides for our lease node, waiting for changes of the leases
-// directory and of the maximum while it holds the gate.
-func (s *Semaphore) waitV2(ctx context.Context, node string, stat *zk.Stat, gate *mutex.Mutex, wait bool) (*Lease, error) {
-	_, own := framework.SplitPath(node)
-	watch := false // list with a watch: set once we have to wait
-	first := true  // the first look also checks the layout
-	// ch is the pending children watch, nil when none is armed. A look
-	// caused by a change of the maximum keeps it rather than arm another:
-	// each would live (a goroutine each, in a namespace) until leases/
-	// changes, one more per change of the maximum.
-	var ch <-chan zk.Event
-	for {
-		max, changed := s.limit()
-		arm := watch && ch == nil
-		children, wch, st, err := s.listV2(ctx, node, first, stat == nil, arm)
-		first = false
-		if arm {
-			ch = wch
-		}
-		if errors.Is(err, zk.ErrNoNode) {
-			// leases/ (or the path) is gone, so our node is too: the
-			// container was reaped after our session ended.
-			return nil, errAgain
-		}
-		if err != nil {
-			return nil, err
-		}
-		if st != nil {
-			stat = st
-		}
-		if stat == nil || stat.EphemeralOwner != s.c.SessionID() || !contains(children, own) {
-			return nil, errAgain
-		}
-		// Curator counts every child of leases/, foreign ones included, and
-		// so must we: counting fewer would admit more than Java does.
-		if max >= 1 && len(children) <= max {
-			return newLease(s.path, locking.NewHold(s.c, node, stat, s.log)), nil
-		}
-		if !wait {
-			return nil, ErrNoLease
-		}
-		if !watch {
-			// The first listing set no watch, so that an admitted acquire
-			// leaves none behind; list again with one.
-			watch = true
-			continue
-		}
-		select {
-		case ev := <-ch:
-			s.log.Debug("leases changed", zap.Stringer("event", ev.Type))
-			ch = nil // fired: the next look arms a new one
-		case <-changed:
-		case <-gate.Done():
-			// Another acquirer may pass the gate now and wait beside us;
-			// two waiting lease nodes count each other and can block for
-			// ever (max 1: both see 2 children). Start over.
-			return nil, errAgain
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-s.c.Done():
-			return nil, framework.ErrClosed
-		}
-	}
-}
-
-// listV2 lists leases/ (with a children watch if watch); on the first look
-// it also checks the path for V1 participants, and with withStat it reads
-// our node's Stat. The reads run concurrently. A nil Stat with no error
-// means our node is gone.
-func (s *Semaphore) listV2(ctx context.Context, node string, first, withStat, watch bool) ([]string, <-chan zk.Event, *zk.Stat, error) {
-	var (
-		children []string
-		ch       <-chan zk.Event
-		stat     *zk.Stat
-	)
-	dir := framework.JoinPath(s.path, leasesDir)
-	fns := []func() error{func() (err error) {
-		if watch {
-			children, _, ch, err = s.c.ChildrenW(ctx, dir)
-		} else {
-			children, _, err = s.c.Children(ctx, dir)
-		}
 		return err
-	}}
-	if withStat {
-		fns = append(fns, func() (err error) {
-			stat, err = s.c.Exists(ctx, node)
-			return err
-		})
 	}
-	if first {
-		fns = append(fns,
-			func() error {
-				// Our lease node exists now, so a V1 semaphore that lists
-				// the path after this sees our leases/ directory, and one
-				// that listed it before made its node before ours: one of
-				// the two always notices the other.
-				top, _, err := s.c.Children(ctx, s.path)
-				if err != nil {
-					return err
-				}
-				for _, c := range top {
-					if _, ok := locking.Sequence(c, lockName); ok {
-						return fmt.Errorf("%w: V2 semaphore found V1 participant %q", ErrLayoutMismatch, c)
-					}
-				}
-				return nil
-			})
+	for _, c := range top {
+		if _, ok := locking.Sequence(c, lockName); ok {
+			return fmt.Errorf("%w: V2 semaphore found V1 participant %q", ErrLayoutMismatch, c)
+		}
 	}
-	if err := parallel(fns...); err != nil {
-		return nil, nil, nil, err
-	}
-	return children, ch, stat, nil
+	return nil
 }
 
 // releaseGate releases the gate on the clean-up context (the client's CleanupContext);
@@ -247,37 +154,4 @@ func (s *Semaphore) releaseGate(ctx context.Context, gate *mutex.Mutex) {
 	if err := gate.Release(dctx); err != nil {
 		s.log.Debug("gate release", zap.Error(err))
 	}
-}
-
-// parallel runs fns concurrently, waits for all, and returns the first
-// error in fns' order.
-func parallel(fns ...func() error) error {
-	if len(fns) == 1 {
-		return fns[0]()
-	}
-	errs := make([]error, len(fns))
-	var wg sync.WaitGroup
-	for i, f := range fns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = f()
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
