@@ -120,5 +120,7 @@
 // handle; the largest queue runs once more on a single client, whose heap
 // the target wants under 20 MiB.
 //
-// -cpuprofile writes a CPU profile of the command for go tool pprof.
+// -replay out.json measures nothing: it prints the report of an earlier
+// -json file again (and draws its -plot). -cpuprofile writes a CPU profile
+// of the command for go tool pprof.
 package main

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -47,6 +48,7 @@ type flags struct {
 	serverHeapMB int
 	zkWarmup     time.Duration
 	diagnose     bool
+	replay       string
 	args         []string
 }
 
@@ -81,6 +83,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.scaleWaiters, "scale-waiters", "10,100,1000", "scale: queue lengths")
 	fs.BoolVar(&f.diagnose, "diagnose", false, "also take the uncontended mutex apart step by step (1 client, alternating rounds, at the first -rtt)")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of this process to this file")
+	fs.StringVar(&f.replay, "replay", "", "measure nothing: print the report of an earlier -json file (and draw its -plot)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: curatorbench [flags]\n\nSee go doc ./cmd/curatorbench.\n\n")
 		fs.PrintDefaults()
@@ -174,7 +177,12 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, f, os.Stdout, os.Stderr); err != nil {
+	if f.replay != "" {
+		err = replay(f, os.Stdout)
+	} else {
+		err = run(ctx, f, os.Stdout, os.Stderr)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "curatorbench:", err)
 		os.Exit(1)
 	}
@@ -250,6 +258,35 @@ func run(ctx context.Context, f flags, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-sweep-plot: %w", err)
 		}
 		logf("wrote %s", f.sweepPlotOut)
+	}
+	return nil
+}
+
+// replay prints the report of an earlier -json file, with the settings it
+// was measured with, and draws its chart.
+func replay(f flags, stdout io.Writer) error {
+	b, err := os.ReadFile(f.replay)
+	if err != nil {
+		return err
+	}
+	var rep bench.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return fmt.Errorf("-replay %s: %w", f.replay, err)
+	}
+	s := rep.Settings
+	f.clients, f.rounds = s.Clients, s.Rounds
+	if f.warmup, err = time.ParseDuration(s.Warmup); err != nil {
+		return fmt.Errorf("-replay %s: warmup: %w", f.replay, err)
+	}
+	if f.duration, err = time.ParseDuration(s.Duration); err != nil {
+		return fmt.Errorf("-replay %s: duration: %w", f.replay, err)
+	}
+	if len(rep.Tables) > 0 {
+		rep.Targets = bench.Targets(rep.Tables) // as this version checks them
+	}
+	printReport(stdout, f, &rep)
+	if f.plotOut != "" && len(rep.Tables) > 0 {
+		return writeRTTChart(f.plotOut, f, rep.Tables)
 	}
 	return nil
 }

@@ -107,13 +107,15 @@ func (c Chart) Draw(w io.Writer, format string) error {
 	p.Legend.YOffs = -vg.Points(5)
 	p.Add(plotter.NewGrid())
 	maxY := 0.0
+	for _, s := range c.Series {
+		for _, pt := range s.Points {
+			maxY = max(maxY, pt[1])
+		}
+	}
 	for i, s := range c.Series {
 		xys := make(plotter.XYs, len(s.Points))
-		labels := make([]string, len(s.Points))
 		for j, pt := range s.Points {
 			xys[j].X, xys[j].Y = pt[0], pt[1]
-			labels[j] = fmt.Sprintf("%.0f", pt[1])
-			maxY = max(maxY, pt[1])
 		}
 		line, points, err := plotter.NewLinePoints(xys)
 		if err != nil {
@@ -127,17 +129,38 @@ func (c Chart) Draw(w io.Writer, format string) error {
 		points.Radius = vg.Points(3.5)
 		p.Add(line, points)
 		p.Legend.Add(s.Name, line, points)
-		lbl, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
-		if err != nil {
-			return fmt.Errorf("plot %s: %w", s.Name, err)
+		// Each value above and right of its point (the lines fall to the
+		// right), or below it when another series has a value just
+		// above it at the same x, so that the two labels do not overlap.
+		var above, below plotter.XYLabels
+		for _, pt := range s.Points {
+			l := &above
+			if c.crowded(i, pt, maxY) {
+				l = &below
+			}
+			l.XYs = append(l.XYs, plotter.XY{X: pt[0], Y: pt[1]})
+			l.Labels = append(l.Labels, fmt.Sprintf("%.0f", pt[1]))
 		}
-		for k := range lbl.TextStyle {
-			lbl.TextStyle[k].Color = col
-			lbl.TextStyle[k].XAlign = draw.XLeft
-			lbl.TextStyle[k].YAlign = draw.YCenter
+		for _, set := range []struct {
+			l      plotter.XYLabels
+			yAlign draw.YAlignment
+			dy     vg.Length
+		}{{above, draw.YBottom, vg.Points(3)}, {below, draw.YTop, -vg.Points(4)}} {
+			if len(set.l.XYs) == 0 {
+				continue
+			}
+			lbl, err := plotter.NewLabels(set.l)
+			if err != nil {
+				return fmt.Errorf("plot %s: %w", s.Name, err)
+			}
+			for k := range lbl.TextStyle {
+				lbl.TextStyle[k].Color = col
+				lbl.TextStyle[k].XAlign = draw.XLeft
+				lbl.TextStyle[k].YAlign = set.yAlign
+			}
+			lbl.Offset = vg.Point{X: vg.Points(4), Y: set.dy}
+			p.Add(lbl)
 		}
-		lbl.Offset = vg.Point{X: vg.Points(7)}
-		p.Add(lbl)
 	}
 	p.Y.Max = maxY * 1.2 // room for the legend and the labels
 	if len(c.XTicks) > 0 {
@@ -156,6 +179,24 @@ func (c Chart) Draw(w io.Writer, format string) error {
 	}
 	_, err = wt.WriteTo(w)
 	return err
+}
+
+// crowded reports whether another series has a point at pt's x a little
+// above pt (within 6% of the axis): pt's label then goes below it.
+func (c Chart) crowded(series int, pt [2]float64, maxY float64) bool {
+	for i, s := range c.Series {
+		if i == series {
+			continue
+		}
+		for _, q := range s.Points {
+			if q[0] == pt[0] && q[1] >= pt[1] && q[1]-pt[1] < 0.06*maxY {
+				if q[1] > pt[1] || i < series {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // wholeTicks are plot's default ticks labelled without decimals.

@@ -135,7 +135,7 @@ func Targets(tables []Table) []Target {
 				if !seen || v > worstV {
 					worstV, seen = v, true
 					where = []string{fmt.Sprintf("worst %.2fx (%s, %d sessions, RTT %s ms: %.0f vs %.0f µs/acq)",
-						v, r.Workload, r.Clients, trimFloat(t.RTTMs), r.CPUPerCycleUs, p.CPUPerCycleUs)}
+						v, rowLabel(r), r.Clients, trimFloat(t.RTTMs), r.CPUPerCycleUs, p.CPUPerCycleUs)}
 				}
 			}
 		}
