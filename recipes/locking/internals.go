@@ -150,7 +150,12 @@ func (l *Internals) Acquire(ctx context.Context, wait bool) (*Hold, error) {
 			att.end(ctx)
 			return nil, fmt.Errorf("lock %s: %w", l.path, err)
 		}
-		h, err := l.wait(ctx, node, &made.stat, made.first, wait, &att)
+		// The listing is handed over, not kept here: with thousands of
+		// waiters, each keeping the listing it started with would hold
+		// their square in memory.
+		first := made.first
+		made.first = nil
+		h, err := l.wait(ctx, node, &made.stat, first, wait, &att)
 		if err == nil {
 			att.end(ctx)
 			return h, nil
@@ -226,6 +231,7 @@ func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, first 
 	// stay pending, with a goroutine in a namespace, until the directory
 	// changes.
 	var children <-chan zk.Event
+	var view []string // the next decision's participants, known without listing
 	for {
 		// maxLeases then changed: see WithChanged for the contract that
 		// keeps a change between the two calls from being missed.
@@ -235,11 +241,16 @@ func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, first 
 			changed = l.changed()
 		}
 		var sorted []string
-		if first != nil {
+		switch {
+		case view != nil:
+			// The last listing without the nodes we saw go: see PP's case
+			// below.
+			sorted, view = view, nil
+		case first != nil:
 			// The listing sent behind the create set no watch: a node
 			// that holds at once leaves none behind.
 			sorted, first = l.sortListing(first), nil
-		} else {
+		default:
 			arm := l.layout.WatchChildren && children == nil
 			var (
 				st  *zk.Stat
@@ -295,6 +306,12 @@ func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, first 
 				continue // P or PP went between the listing and the watch: look again
 			}
 		}
+		// The listing is kept while waiting only in a short queue: each
+		// waiter of a long one keeping its own would hold their square.
+		keep := sorted
+		if len(sorted) > maxKeptListing {
+			keep = nil
+		}
 		l.log.Debug("waiting", zap.String("node", node), zap.String("watch", p),
 			zap.String("watchAlso", pp), zap.Bool("heldWhenGone", grant),
 			zap.Bool("watchChildren", l.layout.WatchChildren))
@@ -330,9 +347,18 @@ func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, first 
 		case ev := <-ws.chs[pp]: // nil channel when pp is "": never ready
 			delete(ws.chs, pp)
 			l.log.Debug("watch before the predecessor fired", zap.String("node", node), zap.Stringer("event", ev.Type))
-			if ev.Type == zk.EventNotWatching {
+			switch {
+			case ev.Type == zk.EventNotWatching:
 				stat = nil
 				ws.reset()
+			case ev.Type == zk.EventNodeDeleted && keep != nil && l.maxLeases() == max:
+				// No need to list: the nodes ahead of ours now are a subset
+				// of the last listing without PP (nodes only leave ahead of
+				// ours), and the driver's decisions are monotone, so
+				// deciding on that view is sound; a node of it that went
+				// unseen is found missing when watched, and then we list.
+				// In a short queue this saves a request per acquisition.
+				view = without(keep, pp)
 			}
 		case ev := <-ws.own:
 			ws.own = nil
@@ -377,13 +403,7 @@ func (l *Internals) withoutP(sorted []string, own, p string, max int) (held bool
 	if p == own {
 		return false, ""
 	}
-	rest := make([]string, 0, len(sorted))
-	for _, c := range sorted {
-		if c != p {
-			rest = append(rest, c)
-		}
-	}
-	v, err := l.driver.GetsTheLock(rest, own, max)
+	v, err := l.driver.GetsTheLock(without(sorted, p), own, max)
 	switch {
 	case err != nil:
 		return false, ""
@@ -394,6 +414,21 @@ func (l *Internals) withoutP(sorted []string, own, p string, max int) (held bool
 	default:
 		return false, v.Watch
 	}
+}
+
+// maxKeptListing is the longest listing a waiter keeps to decide on when
+// PP goes, without listing again.
+const maxKeptListing = 64
+
+// without returns a copy of sorted without name.
+func without(sorted []string, name string) []string {
+	rest := make([]string, 0, len(sorted))
+	for _, c := range sorted {
+		if c != name {
+			rest = append(rest, c)
+		}
+	}
+	return rest
 }
 
 // watchSet is the watches one acquire keeps while it waits: on nodes ahead,
