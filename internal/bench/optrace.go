@@ -3,7 +3,6 @@ package bench
 import (
 	"bufio"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -195,5 +194,3 @@ func trimFloat(v float64) string {
 	}
 	return s
 }
-
-var errNoTrace = errors.New("no request trace (external server)")
