@@ -84,24 +84,9 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error)
 // GetW is Get that also sets a watch, fired once by the node's deletion or
 // data change. When the node is missing, no watch is left on the server.
 func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
-	if err := ValidatePath(path); err != nil {
-		return nil, nil, nil, err
-	}
-	if err := c.checkSize("get", readSize(c.full(path)), 0); err != nil {
-		return nil, nil, nil, fmt.Errorf("get %s: %w", path, err)
-	}
-	var (
-		data []byte
-		stat *zk.Stat
-		ch   <-chan zk.Event
-	)
-	err := c.do(ctx, func(conn *zk.Conn) error {
-		d, st, w, err := conn.GetW(c.full(path))
-		data, stat, ch = d, st, w
-		return err
-	})
+	data, stat, ch, err := c.GetWOrdered(ctx, path)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("get %s: %w", path, err)
+		return nil, nil, nil, err
 	}
 	return data, stat, c.watch(ch, path), nil
 }
