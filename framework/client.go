@@ -521,6 +521,9 @@ func (c *Client) attempt(ctx, rctx context.Context, op func(conn *zk.Conn) error
 	// pending requests by itself, and a ctx without Done (Background)
 	// then costs no goroutine per request.
 	err = connectionLoss(await(ctx, func() error { return op(conn) }))
+	if errors.Is(err, zk.ErrConnectionClosed) {
+		c.awaitDisconnect(rctx)
+	}
 	if err != nil && c.isClosed() && !errors.Is(err, ctx.Err()) {
 		return ErrClosed
 	}
@@ -528,6 +531,29 @@ func (c *Client) attempt(ctx, rctx context.Context, op func(conn *zk.Conn) error
 		c.log.Debug("operation failed", zap.Error(err))
 	}
 	return err
+}
+
+// awaitDisconnect waits, briefly, for the client to report the connection
+// loss a request just failed with (go-zookeeper fails the request before it
+// reports Disconnected). A retry made before that would pass waitConnected
+// and be queued on a dead connection, to be sent the instant the session is
+// back, racing go-zookeeper's re-registration of watches (see
+// waitConnected).
+func (c *Client) awaitDisconnect(ctx context.Context) {
+	c.mu.Lock()
+	st, ch := c.state, c.changed
+	c.mu.Unlock()
+	if !st.IsConnected() {
+		return
+	}
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	case <-ctx.Done():
+	case <-c.ctx.Done():
+	}
 }
 
 // connectionLoss marks an error of the network under a request (go-zookeeper
