@@ -159,7 +159,7 @@ func Connect(ctx context.Context, connectString string, opts ...Option) (*Client
 // it reconnects a session, and drops the connection if that fails, so
 // nothing runs without them there either.
 func (c *Client) dial(gen uint64) (*handle, error) {
-	h := &handle{gen: gen, ready: make(chan struct{}), wire: newWire()}
+	h := &handle{gen: gen, ready: make(chan struct{}), wire: newWire(handshakeTimeout(c.opts.sessionTimeout))}
 	dialer := c.opts.dialer
 	if dialer == nil {
 		dialer = net.DialTimeout

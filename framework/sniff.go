@@ -29,8 +29,9 @@ import (
 
 // wire is what the frames of one go-zookeeper connection told us.
 type wire struct {
-	timeoutMs int64     // negotiated session timeout, 0 until known
-	lastAck   time.Time // send time of the last acknowledged request, zero until one
+	handshake time.Duration // longest wait for a connect response, 0: go-zookeeper's
+	timeoutMs int64         // negotiated session timeout, 0 until known
+	lastAck   time.Time     // send time of the last acknowledged request, zero until one
 
 	mu        sync.Mutex
 	live      *wireConn              // the socket in use, nil between connections
@@ -56,8 +57,20 @@ const (
 	maxHead = 16 + 4 + 1024
 )
 
-func newWire() *wire {
-	return &wire{want: map[string]wanted{}, pending: map[int32]string{}, got: map[string]createReply{}}
+func newWire(handshake time.Duration) *wire {
+	return &wire{handshake: handshake, want: map[string]wanted{}, pending: map[int32]string{}, got: map[string]createReply{}}
+}
+
+// handshakeTimeout is how long a connection may wait for the server's
+// answer to its connect request: a third of the session timeout (the ping
+// interval), at least a second. go-zookeeper waits ten times its receive
+// timeout (6.7 times the session timeout) there, so a server that accepted
+// the connection and then said nothing (one still starting, or hung) held
+// a reconnecting client past its own client-side expiry; the Java client
+// gives up on a silent server after sessionTimeout/servers and tries the
+// next.
+func handshakeTimeout(session time.Duration) time.Duration {
+	return max(session/3, time.Second)
 }
 
 func (w *wire) timeout() int64 {
@@ -196,6 +209,19 @@ const connectXid = -1 << 31
 // notificationXid is the xid of a watch notification: a frame the server
 // pushes on its own, which acknowledges nothing of ours.
 const notificationXid = -1
+
+// SetReadDeadline shortens the deadline go-zookeeper sets for the connect
+// response to w.handshake; later deadlines pass unchanged. Reads of one
+// connection happen on one goroutine at a time (the handshake on
+// go-zookeeper's connection loop, then its receive loop), as this does.
+func (c *wireConn) SetReadDeadline(t time.Time) error {
+	if c.replies == 0 && c.w.handshake > 0 && !t.IsZero() {
+		if limit := time.Now().Add(c.w.handshake); t.After(limit) {
+			t = limit
+		}
+	}
+	return c.Conn.SetReadDeadline(t)
+}
 
 // Write sees each request: go-zookeeper writes one whole frame per call.
 // The send time is taken before the write, so it never comes after the

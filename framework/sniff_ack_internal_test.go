@@ -55,7 +55,7 @@ func connectReply(timeoutMs int32) []byte {
 // it, to that request's send time; notifications, unknown xids and the
 // connect response of an expired session prove nothing.
 func TestWireAcknowledgements(t *testing.T) {
-	w := newWire()
+	w := newWire(0)
 	sc := &scriptConn{}
 	c := &wireConn{Conn: sc, w: w}
 	buf := make([]byte, 4096)
@@ -110,7 +110,7 @@ func TestWireAcknowledgements(t *testing.T) {
 	}
 
 	// A connect response refusing an expired session proves nothing.
-	w2 := newWire()
+	w2 := newWire(0)
 	c2 := &wireConn{Conn: &scriptConn{}, w: w2}
 	sc2 := c2.Conn.(*scriptConn)
 	if _, err := c2.Write(frame(make([]byte, 40))); err != nil {

@@ -364,7 +364,11 @@ func TestLogger(t *testing.T) {
 func TestServerRestart(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ns := newNamespace(t)
-	c := connect(t, srv.ConnectString(), WithNamespace(ns), WithSessionTimeout(20*time.Second),
+	// The session outlives a stop and a JVM start on a loaded machine.
+	// A reconnect that reaches the server while it is still starting
+	// gives up on the silent connection after a third of the timeout (see
+	// TestReconnectGivesUpOnSilentServer) and dials again in time.
+	c := connect(t, srv.ConnectString(), WithNamespace(ns), WithSessionTimeout(30*time.Second),
 		WithRetryPolicy(retry.UntilElapsed(testTimeout, 100*time.Millisecond)))
 	ctx := testCtx(t)
 	eph, err := c.Create(ctx, "/eph", []byte("x"), WithMode(Ephemeral))
@@ -386,9 +390,11 @@ func TestServerRestart(t *testing.T) {
 		_, err := c.Set(ctx, eph, []byte("y"), -1)
 		pending <- err
 	}()
+	stopped := time.Now()
 	if err := srv.Restart(); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("server serving again %v after the stop", time.Since(stopped).Round(time.Millisecond))
 	states.expect(t, testTimeout, connstate.Reconnected)
 	if c.SessionID() != sid {
 		t.Fatalf("session %#x after a restart, want %#x", c.SessionID(), sid)
