@@ -23,12 +23,28 @@ type Hold struct {
 	done    chan struct{} // Done's, made when first asked for; guarded by mu
 	cancel  func() bool   // unregisters the client's guard
 
+	// release, if set, replaces the delete of Release: a cohort's
+	// share hands over instead (see cohort).
+	release func(ctx context.Context) error
+
 	mu       sync.Mutex
 	err      error // nil while held
 	released bool
+	ended    func(error) // called once the hold ends other than by Release
+}
+
+// setEnded sets the function called (once, on no lock of h's) when the hold
+// ends other than by Release; nil removes it.
+func (h *Hold) setEnded(f func(error)) {
+	h.mu.Lock()
+	h.ended = f
+	h.mu.Unlock()
 }
 
 func (l *Internals) hold(node string, stat *zk.Stat) *Hold {
+	if l.policy != nil {
+		return newPolicyHold(l.c, node, stat, l.log, l.policy)
+	}
 	return NewHold(l.c, node, stat, l.log)
 }
 
@@ -71,10 +87,14 @@ func (h *Hold) end(err error, why string, del bool) {
 	h.err = err
 	h.closeDoneLocked()
 	cancel := h.cancel // nil while NewHold is still registering: nothing to stop then
+	ended := h.ended
 	h.mu.Unlock()
 	h.log.Info("lock lost", zap.String("node", h.node), zap.String("why", why))
 	if cancel != nil {
 		cancel()
+	}
+	if ended != nil {
+		ended(err)
 	}
 	if !del {
 		return
@@ -180,6 +200,9 @@ func (h *Hold) Release(ctx context.Context) error {
 	}
 	if lost != nil {
 		return lost
+	}
+	if h.release != nil {
+		return h.release(ctx)
 	}
 	return h.c.Delete(ctx, h.node, framework.Guaranteed(), framework.Quietly())
 }

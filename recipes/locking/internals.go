@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
 
+	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
 )
 
@@ -25,7 +26,8 @@ type Internals struct {
 	maxLeases func() int
 	changed   func() <-chan struct{}
 	log       *zap.Logger
-	err       error // set by New for bad input; returned by every call
+	policy    connstate.ErrorPolicy // WithErrorPolicy's; nil: the client's
+	err       error                 // set by New for bad input; returned by every call
 }
 
 // Option configures Internals.
@@ -42,6 +44,17 @@ func WithMaxLeases(f func() int) Option { return func(l *Internals) { l.maxLease
 // (take both at one instant, as shared.Count's Watch allows, and hand the
 // channel over here), or a change between the two calls is missed.
 func WithChanged(f func() <-chan struct{}) Option { return func(l *Internals) { l.changed = f } }
+
+// WithInvalid makes every call fail with err (unless New found an error in
+// its own input first): a recipe's way to report an invalid option of its
+// own the way bad input is reported, by every call. A nil err does nothing.
+func WithInvalid(err error) Option {
+	return func(l *Internals) {
+		if l.err == nil {
+			l.err = err
+		}
+	}
+}
 
 // WithLogger sets the logger (default: the client's, named "lock").
 func WithLogger(log *zap.Logger) Option { return func(l *Internals) { l.log = log } }

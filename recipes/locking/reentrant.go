@@ -39,6 +39,13 @@ type ReentrantHooks struct {
 	Retry func(error) bool
 	// Changed is called after a hold starts and after it is released.
 	Changed func()
+	// LocalHandover, if positive, makes the handle one of its client's
+	// cohort on the lock: the handles of one client on one lock (with the
+	// same driver) share one node and pass the hold among themselves
+	// with no request, at most LocalHandover times in a row (see the
+	// mutex's WithLocalHandover). The cohort takes the value of the
+	// handle that made it.
+	LocalHandover int
 }
 
 // NewReentrant returns the reentrant state for handles on l. label prefixes
@@ -90,7 +97,7 @@ func (r *Reentrant) Acquire(ctx context.Context, wait bool) error {
 		return r.errorf("acquire", err)
 	}
 	for {
-		h, err := r.l.Acquire(ctx, wait)
+		h, err := r.acquire(ctx, wait)
 		if err != nil && r.hooks.Retry != nil && r.hooks.Retry(err) {
 			continue
 		}
@@ -105,6 +112,23 @@ func (r *Reentrant) Acquire(ctx context.Context, wait bool) error {
 		}
 		return nil
 	}
+}
+
+// acquire runs the loop, or the cohort's acquire with LocalHandover.
+func (r *Reentrant) acquire(ctx context.Context, wait bool) (*Hold, error) {
+	if r.hooks.LocalHandover > 0 {
+		return cohortAcquire(ctx, r.l, wait, r.hooks.LocalHandover)
+	}
+	return r.l.Acquire(ctx, wait)
+}
+
+// LocalWaiters returns how many handles of this client wait for the hold
+// in the handle's cohort (LocalHandover), 0 without one.
+func (r *Reentrant) LocalWaiters() int {
+	if r == nil || r.hooks.LocalHandover <= 0 || r.l.Err() != nil {
+		return 0
+	}
+	return cohortWaiting(r.l)
 }
 
 // TryAcquire is Acquire without waiting for other holders: false, with no

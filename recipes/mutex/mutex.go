@@ -20,8 +20,9 @@ type Mutex struct {
 	r *locking.Reentrant
 }
 
-// New returns a mutex on path. It does no I/O; a nil client or an invalid
-// path is reported by every call (ErrNilClient, ErrInvalidPath).
+// New returns a mutex on path. It does no I/O; a nil client, an invalid
+// path or an invalid option is reported by every call (ErrNilClient,
+// ErrInvalidPath, framework.ErrInvalidOption).
 func New(c *framework.Client, path string, opts ...Option) *Mutex {
 	var o options
 	for _, opt := range opts {
@@ -34,7 +35,7 @@ func New(c *framework.Client, path string, opts ...Option) *Mutex {
 		data = []byte{}
 	}
 	m := &Mutex{}
-	var hooks locking.ReentrantHooks
+	hooks := locking.ReentrantHooks{LocalHandover: o.localHandover}
 	if o.revoked != nil {
 		hooks.Changed = func() {
 			if h := m.r.Hold(); h != nil {
@@ -42,7 +43,7 @@ func New(c *framework.Client, path string, opts ...Option) *Mutex {
 			}
 		}
 	}
-	l := locking.New(c, path, locking.StandardDriver{LockName: "lock-", Data: data})
+	l := locking.New(c, path, locking.StandardDriver{LockName: "lock-", Data: data}, locking.WithInvalid(o.err))
 	m.r = locking.NewReentrant(l, "mutex "+path, hooks)
 	return m
 }
@@ -96,6 +97,12 @@ func (m *Mutex) FencingToken() int64 { return m.reentrant().FencingToken() }
 
 // Node returns the path of the held node, "" when not held (or lost).
 func (m *Mutex) Node() string { return m.reentrant().Node() }
+
+// LocalWaiters returns how many handles of this mutex's client wait in its
+// local queue (see WithLocalHandover): handles that share the client's node
+// on the path and will be handed the hold with no ZooKeeper request. It is
+// 0 without WithLocalHandover.
+func (m *Mutex) LocalWaiters() int { return m.reentrant().LocalWaiters() }
 
 // Participants returns the node paths of the holder and the waiters, holder
 // first (Curator's getParticipantNodes).

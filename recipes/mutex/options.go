@@ -1,5 +1,11 @@
 package mutex
 
+import (
+	"fmt"
+
+	"github.com/gocurator/curator/framework"
+)
+
 // Option configures a Mutex.
 type Option func(*options)
 
@@ -10,6 +16,9 @@ type options struct {
 	// revoked is called when another process asks the holder to release
 	// (see Revoke); nil means the mutex is not revocable.
 	revoked func(*Mutex)
+	// localHandover is WithLocalHandover's max, 0 for none.
+	localHandover int
+	err           error // the first invalid option's
 }
 
 // WithData sets the data of the lock node (default: the client's default
@@ -24,4 +33,26 @@ func WithData(data []byte) Option {
 // data, as in Curator.
 func Revocable(fn func(m *Mutex)) Option {
 	return func(o *options) { o.revoked = fn }
+}
+
+// WithLocalHandover makes the handles of one client on one path share one
+// ZooKeeper node (lock cohorting): the first local waiter's node waits in
+// the ZooKeeper queue for all of them, and a local holder's Release hands
+// the hold to the next local waiter with no ZooKeeper request, at most max
+// times in a row; then the node is deleted and the local waiters queue
+// again with a fresh node behind the other processes. A waiter in another
+// process is overtaken by at most max local hand-overs, so it waits at
+// most (max+1) local hold times per process ahead of it (see
+// docs/mutex.md#local-hand-over). Local holders share their node's fencing
+// token; every holder in another process gets a greater one. max must be
+// at least 1 (ErrInvalidOption otherwise); handles of one path should use
+// the same max (the value of the first one to wait applies).
+func WithLocalHandover(max int) Option {
+	return func(o *options) {
+		if max < 1 {
+			o.err = fmt.Errorf("%w: WithLocalHandover(%d): max must be at least 1", framework.ErrInvalidOption, max)
+			return
+		}
+		o.localHandover = max
+	}
 }

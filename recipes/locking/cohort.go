@@ -1,0 +1,302 @@
+package locking
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/gocurator/curator/framework"
+)
+
+// A cohort is the handles of one process (one client) on one lock that
+// share one ZooKeeper node: lock cohorting (Dice, Marathe and Shavit,
+// PPoPP 2012). The node is acquired once, in the ZooKeeper queue like any
+// other participant, on behalf of every local waiter; while it is held, the
+// hold passes from one local handle to the next with no request at all, at
+// most max times in a row, after which the node is deleted and the local
+// waiters queue again behind the other processes with a fresh node.
+//
+// Local holders share their node and so its fencing token: the node's
+// czxid. Every holder in another process still gets a greater one, and the
+// server still rejects a fenced write of any earlier process's holder. The
+// local holders of one node are serialised by the cohort itself, a pause of
+// the process stops them all and a loss of the session (or of the node)
+// ends them all, so within the process the shared token gives no less than
+// the mutex gives any goroutines that share one handle.
+//
+// The ZooKeeper acquire runs on a goroutine of the cohort, with a context
+// that ends when the last local waiter has gone: a waiter that gives up
+// leaves the local queue at once, and the node goes only with the last one,
+// so the place in the ZooKeeper queue is kept as long as anybody here wants
+// it.
+type cohort struct {
+	key cohortKey
+	l   *Internals // the loop of the handle that made the cohort
+	max int        // local hand-overs in a row, from the handle that made it
+
+	mu        sync.Mutex
+	global    *Hold              // the ZooKeeper hold, nil when none
+	holder    *Hold              // the local holder's share of global
+	streak    int                // local hand-overs since global was acquired
+	acquiring bool               // a ZooKeeper acquire is under way
+	stop      context.CancelFunc // ends the background acquire
+	queue     []*cohortWaiter    // local waiters, first come first
+	users     int                // handles acquiring or holding: the entry goes at 0
+}
+
+type cohortKey struct {
+	c    *framework.Client
+	path string
+	kind string // the driver's lock name and type: handles of different recipes never share
+}
+
+// cohortWaiter is a local handle waiting for the hold.
+type cohortWaiter struct {
+	ready chan struct{} // closed once hold or err is set
+	hold  *Hold
+	err   error
+}
+
+var cohorts = struct {
+	sync.Mutex
+	m map[cohortKey]*cohort
+}{m: map[cohortKey]*cohort{}}
+
+// cohortAcquire acquires l's lock for a local handle through the cohort of
+// l's lock on l's client (see cohort.acquire), made with maxHandovers if
+// there is none.
+func cohortAcquire(ctx context.Context, l *Internals, wait bool, maxHandovers int) (*Hold, error) {
+	co := joinCohort(l, maxHandovers)
+	h, err := co.acquire(ctx, wait)
+	if err != nil {
+		co.leave()
+		return nil, err
+	}
+	return h, nil
+}
+
+// joinCohort returns the cohort of l's lock, made if there is none, with
+// one more user.
+func joinCohort(l *Internals, maxHandovers int) *cohort {
+	key := keyOf(l)
+	cohorts.Lock()
+	defer cohorts.Unlock()
+	co := cohorts.m[key]
+	if co == nil {
+		co = &cohort{key: key, l: l, max: maxHandovers}
+		cohorts.m[key] = co
+	}
+	co.mu.Lock()
+	co.users++
+	co.mu.Unlock()
+	return co
+}
+
+func keyOf(l *Internals) cohortKey {
+	return cohortKey{c: l.c, path: l.path, kind: fmt.Sprintf("%T/%s", l.driver, l.driver.Node().Name)}
+}
+
+// cohortWaiting returns how many handles wait in the cohort of l's lock on
+// l's client, 0 when there is none.
+func cohortWaiting(l *Internals) int {
+	cohorts.Lock()
+	co := cohorts.m[keyOf(l)]
+	cohorts.Unlock()
+	if co == nil {
+		return 0
+	}
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	return len(co.queue)
+}
+
+// leave drops one user; the last one forgets the cohort, which holds nothing
+// then (a user holds or waits until it leaves).
+func (co *cohort) leave() {
+	cohorts.Lock()
+	defer cohorts.Unlock()
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	co.users--
+	if co.users == 0 && cohorts.m[co.key] == co {
+		delete(cohorts.m, co.key)
+	}
+}
+
+// acquire returns a share of the cohort's hold for a local handle: at once
+// when the node is held and nobody holds it locally, or when the holder
+// hands it over; otherwise after the ZooKeeper acquire, which it starts if
+// none is under way. Without wait it never waits for another holder, local
+// or not: ErrWouldBlock (wrapped). On failure the caller holds nothing and
+// the local queue is as if it had never come; the node goes with the last
+// waiter.
+func (co *cohort) acquire(ctx context.Context, wait bool) (*Hold, error) {
+	co.mu.Lock()
+	busy := co.global != nil || co.acquiring || len(co.queue) > 0
+	if !wait {
+		if busy {
+			co.mu.Unlock()
+			return nil, fmt.Errorf("%w: held in this process", ErrWouldBlock)
+		}
+		// Free here: try ZooKeeper, on this goroutine.
+		co.acquiring = true
+		co.mu.Unlock()
+		g, err := co.l.Acquire(ctx, false)
+		co.mu.Lock()
+		co.acquiring = false
+		if err != nil {
+			co.startLocked() // for waiters that came meanwhile
+			co.mu.Unlock()
+			return nil, err
+		}
+		h := co.installLocked(g)
+		co.mu.Unlock()
+		return h, nil
+	}
+	w := &cohortWaiter{ready: make(chan struct{})}
+	co.queue = append(co.queue, w)
+	co.startLocked()
+	co.mu.Unlock()
+	select {
+	case <-w.ready:
+		return w.hold, w.err
+	case <-ctx.Done():
+	}
+	co.mu.Lock()
+	for i, q := range co.queue {
+		if q == w {
+			co.queue = append(co.queue[:i], co.queue[i+1:]...)
+			if len(co.queue) == 0 && co.stop != nil {
+				co.stop() // the last one: the node goes
+			}
+			co.mu.Unlock()
+			return nil, ctx.Err()
+		}
+	}
+	co.mu.Unlock()
+	// Granted (or failed) as ctx ended: the grant wins a race it cannot
+	// be told apart from, as the loop's does; give it back.
+	<-w.ready
+	if w.err != nil {
+		return nil, w.err
+	}
+	_ = w.hold.Release(context.Background())
+	return nil, ctx.Err()
+}
+
+// startLocked starts the ZooKeeper acquire for the local queue if it needs
+// one and none is under way.
+func (co *cohort) startLocked() {
+	if co.global != nil || co.acquiring || len(co.queue) == 0 {
+		return
+	}
+	co.acquiring = true
+	ctx, stop := context.WithCancel(context.Background())
+	co.stop = stop
+	go func() {
+		defer stop()
+		g, err := co.l.Acquire(ctx, true)
+		co.mu.Lock()
+		defer co.mu.Unlock()
+		co.acquiring, co.stop = false, nil
+		if err != nil {
+			if ctx.Err() != nil && len(co.queue) == 0 {
+				return // nobody wants it any more
+			}
+			// A failure that is not the waiters' own: every one of
+			// them gets it (closed client, retries exhausted).
+			for _, w := range co.queue {
+				w.err = err
+				close(w.ready)
+			}
+			co.queue = nil
+			return
+		}
+		if len(co.queue) == 0 {
+			// The last waiter left as the grant came.
+			go func() { _ = g.Release(context.Background()) }()
+			return
+		}
+		w := co.queue[0]
+		co.queue = co.queue[1:]
+		w.hold = co.installLocked(g)
+		close(w.ready)
+	}()
+}
+
+// installLocked makes g the cohort's hold and returns the first local
+// share of it.
+func (co *cohort) installLocked(g *Hold) *Hold {
+	co.global, co.streak = g, 0
+	g.setEnded(func(err error) { co.lost(g, err) })
+	co.holder = co.shareLocked()
+	return co.holder
+}
+
+// shareLocked returns a local holder's share of the cohort's hold: the same
+// node and token, its own Done and Err, and a Release that hands over.
+func (co *cohort) shareLocked() *Hold {
+	g := co.global
+	h := &Hold{c: g.c, log: g.log, node: g.node, czxid: g.czxid, session: g.session}
+	h.release = func(ctx context.Context) error { return co.release(ctx, h) }
+	h.ended = func(error) { co.leave() }
+	return h
+}
+
+// release ends the local holder h's share: the hold passes to the next
+// local waiter if there is one and the streak allows, or the node is
+// deleted (guaranteed, as the mutex's Release) and the waiters queue again.
+func (co *cohort) release(ctx context.Context, h *Hold) error {
+	co.mu.Lock()
+	if co.holder != h {
+		co.mu.Unlock()
+		return ErrNotHeld
+	}
+	co.holder = nil
+	g := co.global
+	defer co.leave()
+	if len(co.queue) > 0 && co.streak < co.max {
+		co.streak++
+		w := co.queue[0]
+		co.queue = co.queue[1:]
+		w.hold = co.shareLocked()
+		co.holder = w.hold
+		co.mu.Unlock()
+		close(w.ready)
+		return nil
+	}
+	co.global = nil
+	g.setEnded(nil)
+	co.mu.Unlock()
+	err := g.Release(ctx)
+	co.mu.Lock()
+	co.startLocked()
+	co.mu.Unlock()
+	if err != nil && !errors.Is(err, ErrNotHeld) {
+		return err
+	}
+	return nil
+}
+
+// lost is called when the cohort's ZooKeeper hold ends other than by its
+// release (a loss, or the client's Close): it ends the local holder's
+// share with the same error and fails every local waiter of that node.
+func (co *cohort) lost(g *Hold, err error) {
+	co.mu.Lock()
+	if co.global != g {
+		co.mu.Unlock()
+		return // released meanwhile
+	}
+	holder := co.holder
+	queue := co.queue
+	co.global, co.holder, co.queue = nil, nil, nil
+	co.mu.Unlock()
+	if holder != nil {
+		holder.end(err, "the process's shared hold ended", false)
+	}
+	for _, w := range queue {
+		w.err = err
+		close(w.ready)
+	}
+}

@@ -1,0 +1,466 @@
+package mutex_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/mutex"
+	"github.com/gocurator/curator/zktest"
+)
+
+// Local hand-over (lock cohorting), each case on one server.
+func TestLocalHandover(t *testing.T) {
+	srv := server(t)
+	addr := srv.ConnectString()
+	t.Run("exclusion and tokens", func(t *testing.T) { testCohortExclusion(t, addr) })
+	t.Run("fairness bound", func(t *testing.T) { testCohortFairness(t, addr) })
+	t.Run("token shared locally, greater across processes", func(t *testing.T) { testCohortTokens(t, addr) })
+	t.Run("cancel while queued locally", func(t *testing.T) { testCohortCancel(t, addr) })
+	t.Run("try acquire", func(t *testing.T) { testCohortTry(t, addr) })
+	t.Run("reentrant", func(t *testing.T) { testCohortReentrant(t, addr) })
+	t.Run("invalid max", func(t *testing.T) { testCohortInvalid(t, addr) })
+	t.Run("close ends holder and waiters", func(t *testing.T) { testCohortClose(t, addr) })
+	t.Run("loss ends holder and waiters", func(t *testing.T) { testCohortLoss(t, addr) })
+}
+
+type grant struct {
+	client int
+	token  int64
+}
+
+// 4 clients x 16 handles with local hand-over: never two holders, checked
+// by an ephemeral marker node created behind a fenced check and deleted
+// only at the end of the hold; tokens never go back; at most one node per
+// client in the ZooKeeper queue; far fewer ZooKeeper holds than
+// acquisitions; nothing left behind.
+func testCohortExclusion(t *testing.T, addr string) {
+	ns := namespace(t)
+	const clients, perClient, total = 4, 16, 1200
+	var (
+		acquired atomic.Int32
+		mu       sync.Mutex
+		grants   []grant
+		maxNodes atomic.Int32
+		wg       sync.WaitGroup
+	)
+	errc := make(chan error, clients*perClient)
+	observer := connect(t, addr, ns)
+	for i := 0; i < clients; i++ {
+		c := connect(t, addr, ns)
+		for j := 0; j < perClient; j++ {
+			m := mutex.New(c, lockPath, mutex.WithLocalHandover(16))
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctx := context.Background()
+				for acquired.Load() < total {
+					if err := m.Acquire(ctx); err != nil {
+						errc <- err
+						return
+					}
+					n := acquired.Add(1)
+					// The marker must not exist when a holder makes it, and
+					// only a holder whose node exists can make it.
+					if _, err := m.FencedMulti(ctx, framework.CreateOp("/marker", nil, framework.Ephemeral)); err != nil {
+						errc <- fmt.Errorf("acquisition %d: marker: %w", n, err)
+					}
+					mu.Lock()
+					grants = append(grants, grant{client: i, token: m.FencingToken()})
+					mu.Unlock()
+					if n%50 == 0 {
+						kids, _, err := observer.Children(ctx, lockPath)
+						if err != nil {
+							errc <- err
+						}
+						if k := int32(len(kids)); k > maxNodes.Load() {
+							maxNodes.Store(k)
+						}
+					}
+					if err := c.Delete(ctx, "/marker"); err != nil {
+						errc <- fmt.Errorf("acquisition %d: delete marker: %w", n, err)
+					}
+					if err := m.Release(ctx); err != nil {
+						errc <- err
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Error(err)
+	}
+	// Tokens: one run of equal tokens per ZooKeeper hold, runs in
+	// increasing order, each run inside one client.
+	runs := 0
+	for i, g := range grants {
+		if i == 0 || g.token != grants[i-1].token {
+			runs++
+			if i > 0 && g.token < grants[i-1].token {
+				t.Fatalf("grant %d: token %d after %d", i, g.token, grants[i-1].token)
+			}
+			continue
+		}
+		if g.client != grants[i-1].client {
+			t.Fatalf("grant %d: token %d shared by clients %d and %d", i, g.token, grants[i-1].client, g.client)
+		}
+	}
+	if runs*2 > len(grants) {
+		t.Errorf("%d ZooKeeper holds for %d acquisitions: local hand-over barely happened", runs, len(grants))
+	}
+	if k := maxNodes.Load(); k > clients {
+		t.Errorf("%d nodes in the queue, want at most one per client (%d)", k, clients)
+	}
+	t.Logf("%d acquisitions, %d ZooKeeper holds, at most %d nodes queued", len(grants), runs, maxNodes.Load())
+	eventually(t, "no lock node left", func() bool { return len(children(t, observer, lockPath)) == 0 })
+}
+
+// A handle of another process, once its node is queued, sees at most max+1
+// holds of a cohorted process start before it holds: the node ahead of it
+// (granted before or after it queued) hands over at most max times, and the
+// cohort's next node queues behind it.
+func testCohortFairness(t *testing.T, addr string) {
+	ns := namespace(t)
+	const max = 3
+	a := connect(t, addr, ns)
+	b := connect(t, addr, ns)
+	var (
+		counting atomic.Bool
+		after    atomic.Int32
+		stop     atomic.Bool
+		wg       sync.WaitGroup
+	)
+	errc := make(chan error, 8)
+	for i := 0; i < 4; i++ {
+		m := mutex.New(a, lockPath, mutex.WithLocalHandover(max))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := context.Background()
+			for !stop.Load() {
+				if err := m.Acquire(ctx); err != nil {
+					errc <- err
+					return
+				}
+				if counting.Load() {
+					after.Add(1)
+				}
+				time.Sleep(time.Millisecond) // a critical section
+				if err := m.Release(ctx); err != nil {
+					errc <- err
+					return
+				}
+			}
+		}()
+	}
+	eventually(t, "the cohort holds", func() bool { return len(children(t, b, lockPath)) >= 1 })
+	other := mutex.New(b, lockPath)
+	got := make(chan error, 1)
+	go func() { got <- other.Acquire(ctxT(t)) }()
+	// B's node is in the queue (the server says so) before counting starts.
+	eventually(t, "B queued", func() bool {
+		for _, n := range children(t, b, lockPath) {
+			if ps, _ := other.Participants(ctxT(t)); len(ps) >= 2 && ps[len(ps)-1] == lockPath+"/"+n {
+				return true
+			}
+		}
+		return false
+	})
+	counting.Store(true)
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	counting.Store(false)
+	n := after.Load()
+	if err := other.Release(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	stop.Store(true)
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Error(err)
+	}
+	if n > max+1 {
+		t.Fatalf("%d holds of the cohort began while B waited, want at most max+1 = %d", n, max+1)
+	}
+	t.Logf("%d cohort holds began while B waited (bound %d)", n, max+1)
+	eventually(t, "no lock node left", func() bool { return len(children(t, b, lockPath)) == 0 })
+}
+
+// A local successor has its predecessor's token and node; a holder in
+// another process after them has a greater token, and the old holders'
+// fenced writes are rejected.
+func testCohortTokens(t *testing.T, addr string) {
+	ns := namespace(t)
+	a := connect(t, addr, ns)
+	b := connect(t, addr, ns)
+	ctx := ctxT(t)
+	h1 := mutex.New(a, lockPath, mutex.WithLocalHandover(4))
+	h2 := mutex.New(a, lockPath, mutex.WithLocalHandover(4))
+	if err := h1.Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tok, node := h1.FencingToken(), h1.Node()
+	check, err := h1.CheckOp()
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting := make(chan error, 1)
+	go func() { waiting <- h2.Acquire(ctx) }()
+	eventually(t, "h2 queued locally", func() bool { return cohortQueued(h2) })
+	if err := h1.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-waiting; err != nil {
+		t.Fatal(err)
+	}
+	if h2.FencingToken() != tok || h2.Node() != node {
+		t.Fatalf("local successor: token %d node %s, want %d %s", h2.FencingToken(), h2.Node(), tok, node)
+	}
+	if h1.IsHeld() || h1.Err() == nil {
+		t.Fatalf("h1 after its release: held %v, err %v", h1.IsHeld(), h1.Err())
+	}
+	other := mutex.New(b, lockPath)
+	got := make(chan error, 1)
+	go func() { got <- other.Acquire(ctx) }()
+	eventually(t, "B queued", func() bool { return len(children(t, b, lockPath)) == 2 })
+	if err := h2.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	if other.FencingToken() <= tok {
+		t.Fatalf("holder in another process: token %d, want > %d", other.FencingToken(), tok)
+	}
+	// The old holders' check fails now.
+	if _, err := a.Multi(ctx, check, framework.CreateOp("/stale", nil, framework.Persistent)); !errors.Is(err, zk.ErrNoNode) {
+		t.Fatalf("fenced write of an earlier holder: %v, want zk.ErrNoNode", err)
+	}
+	if err := other.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// cohortQueued reports whether a handle waits in m's local queue.
+func cohortQueued(m *mutex.Mutex) bool { return m.LocalWaiters() > 0 }
+
+// A handle that gives up while queued locally leaves the local queue; the
+// node stays while another local waiter wants it and goes with the last.
+func testCohortCancel(t *testing.T, addr string) {
+	ns := namespace(t)
+	a := connect(t, addr, ns)
+	b := connect(t, addr, ns)
+	ctx := ctxT(t)
+	holder := mutex.New(b, lockPath)
+	if err := holder.Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h1 := mutex.New(a, lockPath, mutex.WithLocalHandover(4))
+	h2 := mutex.New(a, lockPath, mutex.WithLocalHandover(4))
+	ctx1, cancel1 := context.WithCancel(ctx)
+	ctx2, cancel2 := context.WithCancel(ctx)
+	defer cancel2()
+	r1, r2 := make(chan error, 1), make(chan error, 1)
+	go func() { r1 <- h1.Acquire(ctx1) }()
+	go func() { r2 <- h2.Acquire(ctx2) }()
+	eventually(t, "one node for the two local waiters", func() bool { return len(children(t, b, lockPath)) == 2 })
+	cancel1()
+	if err := <-r1; !errors.Is(err, context.Canceled) {
+		t.Fatalf("h1: %v, want context.Canceled", err)
+	}
+	// The cohort's node still waits for h2: two nodes, and after the
+	// holder's release h2 holds.
+	if n := len(children(t, b, lockPath)); n != 2 {
+		t.Fatalf("%d nodes after the first local waiter left, want 2", n)
+	}
+	cancel2()
+	if err := <-r2; !errors.Is(err, context.Canceled) {
+		t.Fatalf("h2: %v, want context.Canceled", err)
+	}
+	eventually(t, "the cohort's node gone with its last waiter", func() bool { return len(children(t, b, lockPath)) == 1 })
+	if err := holder.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// And the handles still work.
+	if err := h1.Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := h1.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "no lock node left", func() bool { return len(children(t, b, lockPath)) == 0 })
+}
+
+// TryAcquire never waits: false when another process holds or a local
+// handle holds or waits, with no node left; true when the lock is free.
+func testCohortTry(t *testing.T, addr string) {
+	ns := namespace(t)
+	a := connect(t, addr, ns)
+	b := connect(t, addr, ns)
+	ctx := ctxT(t)
+	holder := mutex.New(b, lockPath)
+	if err := holder.Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h1 := mutex.New(a, lockPath, mutex.WithLocalHandover(4))
+	h2 := mutex.New(a, lockPath, mutex.WithLocalHandover(4))
+	if ok, err := h1.TryAcquire(ctx); ok || err != nil {
+		t.Fatalf("TryAcquire while another process holds: %v, %v", ok, err)
+	}
+	if n := len(children(t, b, lockPath)); n != 1 {
+		t.Fatalf("%d nodes after a failed TryAcquire, want 1", n)
+	}
+	if err := holder.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := h1.TryAcquire(ctx); !ok || err != nil {
+		t.Fatalf("TryAcquire of a free lock: %v, %v", ok, err)
+	}
+	if ok, err := h2.TryAcquire(ctx); ok || err != nil {
+		t.Fatalf("TryAcquire while a local handle holds: %v, %v", ok, err)
+	}
+	if err := h1.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := h2.TryAcquire(ctx); !ok || err != nil {
+		t.Fatalf("TryAcquire after the local holder released: %v, %v", ok, err)
+	}
+	if err := h2.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "no lock node left", func() bool { return len(children(t, b, lockPath)) == 0 })
+}
+
+// Reentrancy is per handle: a second Acquire of the holder counts; another
+// local handle waits until the last Release, then holds with no new node.
+func testCohortReentrant(t *testing.T, addr string) {
+	ns := namespace(t)
+	a := connect(t, addr, ns)
+	ctx := ctxT(t)
+	h1 := mutex.New(a, lockPath, mutex.WithLocalHandover(4))
+	h2 := mutex.New(a, lockPath, mutex.WithLocalHandover(4))
+	for i := 0; i < 2; i++ {
+		if err := h1.Acquire(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	node := h1.Node()
+	got := make(chan error, 1)
+	go func() { got <- h2.Acquire(ctx) }()
+	if err := h1.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !h1.IsHeld() || h2.IsHeld() {
+		t.Fatalf("after one of two releases: h1 held %v, h2 held %v", h1.IsHeld(), h2.IsHeld())
+	}
+	if err := h1.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	if h2.Node() != node && len(children(t, a, lockPath)) != 1 {
+		t.Fatalf("h2 holds %s, want %s or a fresh node alone", h2.Node(), node)
+	}
+	if err := h2.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := h2.Release(ctx); !errors.Is(err, mutex.ErrNotHeld) {
+		t.Fatalf("second Release: %v, want ErrNotHeld", err)
+	}
+	eventually(t, "no lock node left", func() bool { return len(children(t, a, lockPath)) == 0 })
+}
+
+func testCohortInvalid(t *testing.T, addr string) {
+	a := connect(t, addr, namespace(t))
+	for _, max := range []int{0, -1} {
+		m := mutex.New(a, lockPath, mutex.WithLocalHandover(max))
+		if err := m.Acquire(ctxT(t)); !errors.Is(err, framework.ErrInvalidOption) {
+			t.Errorf("WithLocalHandover(%d): Acquire: %v, want ErrInvalidOption", max, err)
+		}
+	}
+}
+
+// The client's Close ends the local holder's hold and fails its local
+// waiters with framework.ErrClosed.
+func testCohortClose(t *testing.T, addr string) {
+	ns := namespace(t)
+	a, err := framework.Connect(ctxT(t), addr, framework.WithNamespace(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := connect(t, addr, ns)
+	ctx := ctxT(t)
+	h1 := mutex.New(a, lockPath, mutex.WithLocalHandover(4))
+	h2 := mutex.New(a, lockPath, mutex.WithLocalHandover(4))
+	if err := h1.Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() { got <- h2.Acquire(ctx) }()
+	eventually(t, "h2 queued locally", func() bool { return cohortQueued(h2) })
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, h1.Done(), "h1's Done after Close")
+	if err := h1.Err(); !errors.Is(err, framework.ErrClosed) {
+		t.Fatalf("h1.Err: %v, want ErrClosed", err)
+	}
+	if err := <-got; !errors.Is(err, framework.ErrClosed) {
+		t.Fatalf("h2.Acquire: %v, want ErrClosed", err)
+	}
+	eventually(t, "no lock node left", func() bool { return len(children(t, b, lockPath)) == 0 })
+}
+
+// A connection cut mid-hold: the local holder's Done closes with
+// ErrLockLost, its local waiters fail with ErrLockLost, and once the
+// connection is back nothing is left behind.
+func testCohortLoss(t *testing.T, addr string) {
+	ns := namespace(t)
+	proxy := zktest.NewProxy(t, addr)
+	a := connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(4*time.Second))
+	b := connect(t, addr, ns)
+	ctx := ctxT(t)
+	h1 := mutex.New(a, lockPath, mutex.WithLocalHandover(4))
+	waiters := make([]*mutex.Mutex, 3)
+	got := make(chan error, len(waiters))
+	if err := h1.Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range waiters {
+		waiters[i] = mutex.New(a, lockPath, mutex.WithLocalHandover(4))
+		go func() { got <- waiters[i].Acquire(ctx) }()
+	}
+	eventually(t, "waiters queued locally", func() bool { return waiters[0].LocalWaiters() == len(waiters) })
+	proxy.Cut()
+	waitClosed(t, h1.Done(), "the local holder's Done after the cut")
+	if err := h1.Err(); !errors.Is(err, mutex.ErrLockLost) {
+		t.Fatalf("h1.Err: %v, want ErrLockLost", err)
+	}
+	for range waiters {
+		if err := <-got; !errors.Is(err, mutex.ErrLockLost) {
+			t.Fatalf("local waiter: %v, want ErrLockLost", err)
+		}
+	}
+	proxy.Restore()
+	eventually(t, "no lock node left", func() bool { return len(children(t, b, lockPath)) == 0 })
+	// The handles work again once the connection is back.
+	if err := waiters[0].Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := waiters[0].Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
