@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/curatorjava"
 	"github.com/gocurator/curator/recipes/mutex"
 	"github.com/gocurator/curator/zktest"
 )
@@ -463,4 +465,67 @@ func testCohortLoss(t *testing.T, addr string) {
 	if err := waiters[0].Release(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A cohort is one ordinary participant to Apache Curator: a Java
+// InterProcessMutex contending with 8 local-hand-over handles of one Go
+// client sees at most two nodes (its own and the cohort's), gets the lock
+// in its turn again and again, and never while a Go handle holds (a Go
+// holder keeps a marker node for its whole hold; Java looks for it while it
+// holds).
+func TestLocalHandoverInteropWithCurator(t *testing.T) {
+	srv := server(t)
+	java := curatorjava.StartDriver(t, srv.ConnectString())
+	c := connect(t, srv.ConnectString(), "")
+	ctx := ctxT(t)
+	path := "/interop/cohort"
+	java.MustDo("mutex j " + path)
+	var (
+		stop atomic.Bool
+		wg   sync.WaitGroup
+	)
+	errc := make(chan error, 16)
+	for i := 0; i < 8; i++ {
+		m := mutex.New(c, path, mutex.WithLocalHandover(4))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				if err := m.Acquire(ctx); err != nil {
+					errc <- err
+					return
+				}
+				if _, err := m.FencedMulti(ctx, framework.CreateOp("/interop/marker", nil, framework.Ephemeral)); err != nil {
+					errc <- fmt.Errorf("marker: %w", err)
+				}
+				if err := c.Delete(ctx, "/interop/marker"); err != nil {
+					errc <- err
+				}
+				if err := m.Release(ctx); err != nil {
+					errc <- err
+					return
+				}
+			}
+		}()
+	}
+	eventually(t, "the cohort holds", func() bool { return len(children(t, c, path)) >= 1 })
+	for round := 0; round < 10; round++ {
+		if got := java.MustDo("acquire j 20000"); got != "true" {
+			t.Fatalf("round %d: Java acquire: %s", round, got)
+		}
+		if st, err := c.Exists(ctx, "/interop/marker"); err != nil || st != nil {
+			t.Fatalf("round %d: a Go holder's marker exists while Java holds (%v)", round, err)
+		}
+		if n := len(strings.Split(java.MustDo("participants j"), ",")); n > 2 {
+			t.Fatalf("round %d: Curator sees %d participants, want at most 2 (one per process)", round, n)
+		}
+		java.MustDo("release j")
+	}
+	stop.Store(true)
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Error(err)
+	}
+	eventually(t, "no lock node left", func() bool { return len(children(t, c, path)) == 0 })
 }
