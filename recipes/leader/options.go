@@ -1,0 +1,52 @@
+package leader
+
+import (
+	"go.uber.org/zap"
+
+	"github.com/gocurator/curator/connstate"
+)
+
+// Option configures an Election.
+type Option func(*options)
+
+type options struct {
+	// id is the participant id, written into our node (UTF-8) and reported
+	// by Participants and Leader. Default "" (Curator's default too): empty
+	// data in the latch layout, the client's default data in the selector
+	// layout (as Curator's LeaderSelector writes).
+	id string
+	// selector selects Curator's LeaderSelector layout ("lock-" nodes, the
+	// mutex's). Default false: LeaderLatch's layout ("latch-" nodes).
+	selector bool
+	// policy decides which connection states end a term. Default nil: the
+	// client's ErrorPolicy (framework.WithErrorPolicy).
+	policy connstate.ErrorPolicy
+	// log is the logger. Default nil: the client's, named "leader".
+	log *zap.Logger
+}
+
+// WithID sets the participant id: the data of our node, which every
+// participant (Go or Java) reads as the id of the leader and of the others.
+// Default: "".
+func WithID(id string) Option { return func(o *options) { o.id = id } }
+
+// SelectorLayout selects Curator's LeaderSelector layout: the leader is the
+// holder of an InterProcessMutex on the path, nodes
+// "_c_<uuid>-lock-<seq>", with the id as data (the client's default data for
+// an empty id). Without it the election uses Curator's LeaderLatch layout,
+// nodes "_c_<uuid>-latch-<seq>". The two layouts do not mix on one path.
+func SelectorLayout() Option { return func(o *options) { o.selector = true } }
+
+// WithErrorPolicy sets which connection states end a term, overriding the
+// client's ErrorPolicy for this election: connstate.StandardPolicy ends it
+// on Suspended (no two leaders even across a partition, at the price of a
+// new election after every connection blip), connstate.SessionPolicy only
+// when the session is lost (a blip costs nothing, but a partitioned leader
+// learns it is deposed only when the client declares its session expired).
+// A term under an overriding policy costs a state listener and a goroutine
+// more. nil keeps the client's policy.
+func WithErrorPolicy(p connstate.ErrorPolicy) Option { return func(o *options) { o.policy = p } }
+
+// WithLogger sets the logger (default: the client's, named "leader").
+// Elections log term starts and ends at Info, requeues at Debug.
+func WithLogger(log *zap.Logger) Option { return func(o *options) { o.log = log } }

@@ -1,0 +1,244 @@
+package leader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+
+	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/locking"
+)
+
+// Term is one period of leadership, from a Campaign that succeeded until
+// Resign, the loss of the connection (per the election's ErrorPolicy), the
+// end of our session, the deletion of our node by someone else, or the
+// client's Close. It looks like a context: Done closes when it ends and Err
+// says why. Safe for concurrent use. A nil *Term is safe too: it is a term
+// that ended (Done closed, Err ErrNotLeader, Token 0).
+type Term struct {
+	e    *Election
+	hold *locking.Hold
+	vals context.Context // the Campaign's context, for Context's values
+
+	mu    sync.Mutex
+	cause error // why the term ended, fixed the first time it is known
+}
+
+// newTerm starts a term on hold and watches our node, so that its deletion
+// by someone else ends the term (one watch, gone with the node).
+func newTerm(e *Election, h *locking.Hold, ctx context.Context) *Term {
+	t := &Term{e: e, hold: h, vals: context.WithoutCancel(ctx)}
+	go t.watchNode()
+	return t
+}
+
+// watchNode ends the term when our node is deleted while it lasts.
+func (t *Term) watchNode() {
+	ctx := t.Context()
+	for {
+		_, _, ch, err := t.e.c.GetWOrdered(ctx, t.hold.Node())
+		if errors.Is(err, zk.ErrNoNode) {
+			t.deleted()
+			return
+		}
+		if err != nil {
+			// The term ended (ctx), or the connection did: the hold ends by
+			// itself on the states that count.
+			if ctx.Err() != nil {
+				return
+			}
+			if err := locking.Sleep(ctx, t.e.c, 100*time.Millisecond); err != nil {
+				return
+			}
+			continue
+		}
+		select {
+		case ev := <-ch:
+			switch ev.Type {
+			case zk.EventNodeDeleted:
+				t.deleted()
+				return
+			case zk.EventNotWatching:
+				// The session ended or the client closed: the hold ends
+				// (or ended) by itself.
+				return
+			}
+			// Data changed: watch again.
+		case <-ctx.Done():
+			// Our own Resign or loss: the watch fires when the node goes,
+			// into a buffered channel nobody reads.
+			return
+		}
+	}
+}
+
+// deleted ends the term because our node is gone.
+func (t *Term) deleted() {
+	t.mu.Lock()
+	if t.cause == nil && t.hold.Err() == nil {
+		t.cause = lost(ErrNodeDeleted)
+	}
+	t.mu.Unlock()
+	ctx, cancel := t.e.c.CleanupContext(context.Background())
+	defer cancel()
+	if err := t.hold.Release(ctx); err == nil || errors.Is(err, framework.ErrClosed) {
+		t.e.log.Info("leadership lost: our node was deleted", zap.String("path", t.e.path), zap.String("node", t.hold.Node()))
+	}
+}
+
+// closedChan is the Done of a nil Term.
+var closedChan = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
+
+// Done returns a channel that is closed when the term ends.
+func (t *Term) Done() <-chan struct{} {
+	if t == nil {
+		return closedChan
+	}
+	return t.hold.Done()
+}
+
+// Err returns nil while the term lasts; once it ended, why: ErrResigned,
+// framework.ErrClosed, or ErrLeadershipLost together with the reason
+// (ErrSuspended, ErrSessionLost, ErrNodeDeleted). The answer does not
+// change once given.
+func (t *Term) Err() error {
+	if t == nil {
+		return ErrNotLeader
+	}
+	herr := t.hold.Err()
+	if herr == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cause != nil {
+		return t.cause
+	}
+	switch {
+	case errors.Is(herr, framework.ErrClosed):
+		t.cause = herr
+	case errors.Is(herr, locking.ErrNotHeld):
+		t.cause = ErrResigned
+	case t.hold.Session() != t.e.c.SessionID() || t.e.c.State() == connstate.Lost:
+		t.cause = lost(ErrSessionLost)
+	default:
+		t.cause = lost(ErrSuspended)
+	}
+	return t.cause
+}
+
+// Context returns a context for the leader's work: it is cancelled when the
+// term ends (its Done is the term's), carries the values of the Campaign's
+// context, and has no deadline.
+func (t *Term) Context() context.Context {
+	if t == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		return ctx
+	}
+	return termContext{t}
+}
+
+// termContext is a Term seen as a context: no goroutine, and Done closes
+// exactly when the term's does.
+type termContext struct{ t *Term }
+
+func (c termContext) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (c termContext) Done() <-chan struct{}       { return c.t.hold.Done() }
+func (c termContext) Value(key any) any           { return c.t.vals.Value(key) }
+func (c termContext) Err() error {
+	if c.t.hold.Err() != nil {
+		return context.Canceled
+	}
+	return nil
+}
+
+// Token returns the fencing token of the term: the czxid of our node. It is
+// strictly greater than the token of every earlier term of the election (a
+// later leader's node was created after the earlier leader's), so a
+// resource that remembers the highest token it saw can refuse a deposed
+// leader's writes. 0 for a nil Term.
+func (t *Term) Token() int64 {
+	if t == nil {
+		return 0
+	}
+	return t.hold.FencingToken()
+}
+
+// Node returns the path of our node ("" for a nil Term).
+func (t *Term) Node() string {
+	if t == nil {
+		return ""
+	}
+	return t.hold.Node()
+}
+
+// CheckOp returns a transaction operation that fails unless our node still
+// exists: in front of a write, it makes the server apply the write only
+// while this term can still lead. Once a newer term exists our node is gone
+// (the next leader leads only after it went), so such a write is refused.
+// A nil Term's is the zero Op, which Multi refuses. See FencedMulti.
+func (t *Term) CheckOp() framework.Op {
+	if t == nil {
+		return framework.Op{}
+	}
+	return t.hold.CheckOp()
+}
+
+// FencedMulti runs ops in one transaction behind the term's CheckOp: the
+// server applies them only while our node exists. When it does not, the
+// error matches zk.ErrNoNode and nothing was applied. It does not look at
+// Done: a term that ended locally while its node still exists (Suspended
+// under the standard policy) can still write, and that is safe: nobody
+// else leads while our node exists.
+func (t *Term) FencedMulti(ctx context.Context, ops ...framework.Op) ([]zk.MultiResponse, error) {
+	if t == nil {
+		return nil, ErrNotLeader
+	}
+	all := append([]framework.Op{t.CheckOp()}, ops...)
+	res, err := t.e.c.Multi(ctx, all...)
+	if err != nil {
+		return res, fmt.Errorf("leader %s: fenced multi: %w", t.e.path, err)
+	}
+	return res[1:], nil
+}
+
+// Resign ends the term and deletes our node, so that the next candidate
+// leads. The delete is guaranteed: if it fails (connection down, ctx ended)
+// Resign returns the error and the delete goes on in the background until
+// it succeeds or the client closes. After the term ended otherwise, Resign
+// returns its Err (framework.ErrClosed after Close); a second Resign
+// returns ErrNotLeader. A nil ctx is refused (framework.ErrInvalidOption)
+// and the term goes on.
+func (t *Term) Resign(ctx context.Context) error {
+	if t == nil {
+		return ErrNotLeader
+	}
+	if ctx == nil {
+		return fmt.Errorf("leader %s: resign: %w: nil context", t.e.path, framework.ErrInvalidOption)
+	}
+	err := t.hold.Release(ctx)
+	switch {
+	case err == nil:
+		t.e.log.Info("resigned", zap.String("path", t.e.path), zap.String("node", t.hold.Node()))
+		return nil
+	case errors.Is(err, framework.ErrClosed):
+		return err
+	case errors.Is(err, locking.ErrLockLost), errors.Is(err, locking.ErrNotHeld):
+		if terr := t.Err(); terr != nil && !errors.Is(terr, ErrResigned) {
+			return terr
+		}
+		return ErrNotLeader
+	}
+	return fmt.Errorf("leader %s: resign: %w", t.e.path, err)
+}
