@@ -53,9 +53,10 @@ type cohortKey struct {
 
 // cohortWaiter is a local handle waiting for the hold.
 type cohortWaiter struct {
-	ready chan struct{} // closed once hold or err is set
-	hold  *Hold
-	err   error
+	ready       chan struct{} // closed once hold or err is set
+	hold        *Hold
+	err         error
+	mayHandOver func() bool // the handle's, for its share
 }
 
 var cohorts = struct {
@@ -66,9 +67,9 @@ var cohorts = struct {
 // cohortAcquire acquires l's lock for a local handle through the cohort of
 // l's lock on l's client (see cohort.acquire), made with maxHandovers if
 // there is none.
-func cohortAcquire(ctx context.Context, l *Internals, wait bool, maxHandovers int) (*Hold, error) {
+func cohortAcquire(ctx context.Context, l *Internals, wait bool, maxHandovers int, mayHandOver func() bool) (*Hold, error) {
 	co := joinCohort(l, maxHandovers)
-	h, err := co.acquire(ctx, wait)
+	h, err := co.acquire(ctx, wait, mayHandOver)
 	if err != nil {
 		co.leave()
 		return nil, err
@@ -131,7 +132,7 @@ func (co *cohort) leave() {
 // or not: ErrWouldBlock (wrapped). On failure the caller holds nothing and
 // the local queue is as if it had never come; the node goes with the last
 // waiter.
-func (co *cohort) acquire(ctx context.Context, wait bool) (*Hold, error) {
+func (co *cohort) acquire(ctx context.Context, wait bool, mayHandOver func() bool) (*Hold, error) {
 	co.mu.Lock()
 	busy := co.global != nil || co.acquiring || len(co.queue) > 0
 	if !wait {
@@ -150,11 +151,11 @@ func (co *cohort) acquire(ctx context.Context, wait bool) (*Hold, error) {
 			co.mu.Unlock()
 			return nil, err
 		}
-		h := co.installLocked(g)
+		h := co.installLocked(g, mayHandOver)
 		co.mu.Unlock()
 		return h, nil
 	}
-	w := &cohortWaiter{ready: make(chan struct{})}
+	w := &cohortWaiter{ready: make(chan struct{}), mayHandOver: mayHandOver}
 	co.queue = append(co.queue, w)
 	co.startLocked()
 	co.mu.Unlock()
@@ -220,25 +221,26 @@ func (co *cohort) startLocked() {
 		}
 		w := co.queue[0]
 		co.queue = co.queue[1:]
-		w.hold = co.installLocked(g)
+		w.hold = co.installLocked(g, w.mayHandOver)
 		close(w.ready)
 	}()
 }
 
 // installLocked makes g the cohort's hold and returns the first local
 // share of it.
-func (co *cohort) installLocked(g *Hold) *Hold {
+func (co *cohort) installLocked(g *Hold, mayHandOver func() bool) *Hold {
 	co.global, co.streak = g, 0
 	g.setEnded(func(err error) { co.lost(g, err) })
-	co.holder = co.shareLocked()
+	co.holder = co.shareLocked(mayHandOver)
 	return co.holder
 }
 
 // shareLocked returns a local holder's share of the cohort's hold: the same
-// node and token, its own Done and Err, and a Release that hands over.
-func (co *cohort) shareLocked() *Hold {
+// node and token, its own Done and Err, and a Release that hands over
+// unless mayHandOver (if set) says no at that moment.
+func (co *cohort) shareLocked(mayHandOver func() bool) *Hold {
 	g := co.global
-	h := &Hold{c: g.c, log: g.log, node: g.node, czxid: g.czxid, session: g.session}
+	h := &Hold{c: g.c, log: g.log, node: g.node, czxid: g.czxid, session: g.session, mayHandOver: mayHandOver}
 	h.release = func(ctx context.Context) error { return co.release(ctx, h) }
 	h.ended = func(error) { co.leave() }
 	return h
@@ -256,11 +258,11 @@ func (co *cohort) release(ctx context.Context, h *Hold) error {
 	co.holder = nil
 	g := co.global
 	defer co.leave()
-	if len(co.queue) > 0 && co.streak < co.max {
+	if len(co.queue) > 0 && co.streak < co.max && (h.mayHandOver == nil || h.mayHandOver()) {
 		co.streak++
 		w := co.queue[0]
 		co.queue = co.queue[1:]
-		w.hold = co.shareLocked()
+		w.hold = co.shareLocked(w.mayHandOver)
 		co.holder = w.hold
 		co.mu.Unlock()
 		close(w.ready)

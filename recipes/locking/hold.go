@@ -26,6 +26,9 @@ type Hold struct {
 	// release, if set, replaces the delete of Release: a cohort's
 	// share hands over instead (see cohort).
 	release func(ctx context.Context) error
+	// mayHandOver, if set, is asked by a cohort's share before it hands
+	// over locally; false releases the node instead.
+	mayHandOver func() bool
 
 	mu       sync.Mutex
 	err      error // nil while held

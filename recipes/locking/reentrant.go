@@ -46,6 +46,11 @@ type ReentrantHooks struct {
 	// mutex's WithLocalHandover). The cohort takes the value of the
 	// handle that made it.
 	LocalHandover int
+	// MayHandOver, with LocalHandover, is asked when the handle's last
+	// Release would hand the hold to a local waiter: false deletes the
+	// node instead (the read/write lock's write side says no while the
+	// same RWLock holds its read lock, downgraded).
+	MayHandOver func() bool
 }
 
 // NewReentrant returns the reentrant state for handles on l. label prefixes
@@ -117,7 +122,7 @@ func (r *Reentrant) Acquire(ctx context.Context, wait bool) error {
 // acquire runs the loop, or the cohort's acquire with LocalHandover.
 func (r *Reentrant) acquire(ctx context.Context, wait bool) (*Hold, error) {
 	if r.hooks.LocalHandover > 0 {
-		return cohortAcquire(ctx, r.l, wait, r.hooks.LocalHandover)
+		return cohortAcquire(ctx, r.l, wait, r.hooks.LocalHandover, r.hooks.MayHandOver)
 	}
 	return r.l.Acquire(ctx, wait)
 }

@@ -23,7 +23,7 @@ type Lock struct {
 	r    *locking.Reentrant
 }
 
-func newLock(rw *RWLock, s side, l *locking.Internals) *Lock {
+func newLock(rw *RWLock, s side, l *locking.Internals, localHandover int) *Lock {
 	k := &Lock{rw: rw, side: s}
 	hooks := locking.ReentrantHooks{
 		Refuse: func() error {
@@ -38,6 +38,10 @@ func newLock(rw *RWLock, s side, l *locking.Internals) *Lock {
 	}
 	if s == writeSide {
 		hooks.Changed = rw.notify
+		hooks.LocalHandover = localHandover
+		// A downgraded holder's read node sits behind the write node:
+		// another local writer must not hold it meanwhile.
+		hooks.MayHandOver = func() bool { return !rw.read.IsHeld() }
 	}
 	k.r = locking.NewReentrant(l, fmt.Sprintf("rwlock %s: %s lock", l.Path(), s), hooks)
 	return k
@@ -105,6 +109,11 @@ func (k *Lock) FencingToken() int64 { return k.reentrant().FencingToken() }
 
 // Node returns the path of the held node, "" when not held (or lost).
 func (k *Lock) Node() string { return k.reentrant().Node() }
+
+// LocalWaiters returns how many write locks of this client wait in the
+// write lock's local queue (see WithLocalHandover); 0 for a read lock and
+// without the option.
+func (k *Lock) LocalWaiters() int { return k.reentrant().LocalWaiters() }
 
 // heldName returns the name of the held node, "" when not held or lost.
 func (k *Lock) heldName() string {

@@ -1,5 +1,11 @@
 package rwlock
 
+import (
+	"fmt"
+
+	"github.com/gocurator/curator/framework"
+)
+
 // Option configures an RWLock.
 type Option func(*options)
 
@@ -7,6 +13,9 @@ type options struct {
 	// data is written into the read and write nodes; nil means the
 	// client's default data (Curator's behaviour).
 	data []byte
+	// localHandover is WithLocalHandover's max, 0 for none.
+	localHandover int
+	err           error // the first invalid option's
 }
 
 // WithData sets the data of the lock nodes, read and write alike (default:
@@ -14,4 +23,23 @@ type options struct {
 // Curator's InterProcessReadWriteLock.
 func WithData(data []byte) Option {
 	return func(o *options) { o.data = append([]byte{}, data...) }
+}
+
+// WithLocalHandover gives the write lock the mutex's local hand-over (see
+// mutex.WithLocalHandover): the write locks of the RWLocks of one client on
+// one path share one write node and pass it among themselves with no
+// ZooKeeper request, at most max times in a row, before the node is
+// deleted and readers and writers of other processes queued behind it get
+// their turn. A write holder whose RWLock holds its read lock too
+// (downgraded) releases the node instead of handing it over. Read locks are
+// not affected: readers do not exclude each other. max must be at least 1
+// (framework.ErrInvalidOption otherwise).
+func WithLocalHandover(max int) Option {
+	return func(o *options) {
+		if max < 1 {
+			o.err = fmt.Errorf("%w: WithLocalHandover(%d): max must be at least 1", framework.ErrInvalidOption, max)
+			return
+		}
+		o.localHandover = max
+	}
 }
