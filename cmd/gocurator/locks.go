@@ -1,0 +1,268 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/spf13/cobra"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/inspect"
+)
+
+func (a *app) locksCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "locks",
+		Short: "List and watch the locks, semaphores and elections under a path",
+	}
+	cmd.AddCommand(a.locksLsCommand(), a.locksWatchCommand())
+	return cmd
+}
+
+func (a *app) locksLsCommand() *cobra.Command {
+	var recursive bool
+	cmd := &cobra.Command{
+		Use:   "ls PATH",
+		Short: "Show holders, then waiters in order, of each recipe at PATH",
+		Long: `Shows the recipe whose nodes are PATH's children (with -r: every recipe at
+or below PATH): its kind, then its holders and its waiters in the order they
+will be granted, each with its node, client library, owner session (hex),
+host (the node's data, where Curator writes the client's IP), age, fencing
+token (the node's czxid) and whether the owner session is still connected.
+
+Recognised layouts: Curator's and gocurator's mutex (lock-), read/write lock
+(__READ__, __WRIT__), semaphore V2 (locks/ and leases/) and LeaderLatch
+(latch-); kazoo's lock and read/write lock (__lock__, __rlock__);
+go-zookeeper's lock (_c_<32 hex>-lock-). A V1 semaphore and a LeaderSelector
+use the mutex layout and are shown as mutexes (semaphore leases --max tells
+a V1 semaphore's holders).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.locksLs(cmd.Context(), args[0], recursive)
+		},
+	}
+	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "look for recipes at every node below PATH too")
+	return cmd
+}
+
+// listing reads the recipes at path (every level below with recursive)
+// and the sessions' states.
+func (a *app) listing(ctx context.Context, c *framework.Client, path string, recursive bool) ([]inspect.Lock, *inspect.Sessions, error) {
+	depth := 2 // the children, and theirs for a V2 semaphore
+	if recursive {
+		depth = -1
+	}
+	rctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	root, err := inspect.Load(rctx, c, path, depth)
+	if err != nil {
+		return nil, nil, a.describe(path, err)
+	}
+	locks := inspect.Find(path, root, recursive)
+	if len(locks) == 0 && len(root.Children) > 0 && !(recursive && hasLoadedDirs(root)) {
+		return nil, nil, notARecipe(path, root, recursive)
+	}
+	s := inspect.QuerySessions(rctx, inspect.Servers(a.zk), a.timeout)
+	inspect.Annotate(locks, s, time.Now())
+	return locks, s, nil
+}
+
+// hasLoadedDirs reports whether the tree has nodes below root's children
+// (so an empty recursive result is an answer, not a wrong path).
+func hasLoadedDirs(root *inspect.Znode) bool {
+	for _, c := range root.Children {
+		if c.Loaded {
+			return true
+		}
+	}
+	return false
+}
+
+// notARecipe says what was found instead of a recipe.
+func notARecipe(path string, root *inspect.Znode, recursive bool) error {
+	names := make([]string, 0, 3)
+	for _, c := range root.Children {
+		if len(names) == 3 {
+			names = append(names, "...")
+			break
+		}
+		names = append(names, c.Name)
+	}
+	hint := "; use -r to search below it"
+	if recursive {
+		hint = ""
+	}
+	return fmt.Errorf("%s: no lock, semaphore or election here (children: %s)%s", path, strings.Join(names, ", "), hint)
+}
+
+func (a *app) locksLs(ctx context.Context, path string, recursive bool) error {
+	if err := checkPath(path); err != nil {
+		return err
+	}
+	c, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	locks, s, err := a.listing(ctx, c, path, recursive)
+	if err != nil {
+		return err
+	}
+	if a.json {
+		return writeJSON(a.stdout, newLocksDoc(locks, s), false)
+	}
+	if len(locks) == 0 {
+		fmt.Fprintf(a.stdout, "%s: no lock, semaphore or election is in use\n", path)
+		return nil
+	}
+	writeLocks(a.stdout, locks)
+	warnSessions(a.stderr, s)
+	return nil
+}
+
+func (a *app) locksWatchCommand() *cobra.Command {
+	var recursive bool
+	var updates int
+	cmd := &cobra.Command{
+		Use:   "watch PATH",
+		Short: "Show locks ls PATH again each time a holder or waiter comes or goes",
+		Long: `Prints what locks ls PATH prints, then again after every change, until
+interrupted. Changes are seen through ZooKeeper watches on PATH and on every
+recipe directory found (no polling): a node created or deleted there prints
+a new view. A change in a session's connection alone does not. With --json,
+one JSON document per line.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return a.locksWatch(ctx, args[0], recursive, updates)
+		},
+	}
+	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "look for recipes at every node below PATH too")
+	cmd.Flags().IntVar(&updates, "updates", 0, "stop after this many views (0: until interrupted)")
+	return cmd
+}
+
+func (a *app) locksWatch(ctx context.Context, path string, recursive bool, updates int) error {
+	if err := checkPath(path); err != nil {
+		return err
+	}
+	c, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for n := 1; ; n++ {
+		// Watches first, then the listing: a change after the listing
+		// fires one of them.
+		wctx, cancel := context.WithCancel(ctx)
+		changed, err := a.watchDirs(wctx, c, path, recursive)
+		if err != nil {
+			cancel()
+			return err
+		}
+		locks, s, err := a.listing(ctx, c, path, recursive)
+		if err != nil {
+			cancel()
+			return err
+		}
+		if a.json {
+			err = writeJSON(a.stdout, newLocksDoc(locks, s), true)
+		} else {
+			fmt.Fprintf(a.stdout, "--- %s\n", time.Now().Format(time.RFC3339))
+			if len(locks) == 0 {
+				fmt.Fprintf(a.stdout, "%s: no lock, semaphore or election is in use\n", path)
+			}
+			writeLocks(a.stdout, locks)
+		}
+		if err != nil {
+			cancel()
+			return err
+		}
+		if updates > 0 && n >= updates {
+			cancel()
+			return nil
+		}
+		select {
+		case <-changed:
+			cancel()
+		case <-ctx.Done():
+			cancel()
+			return nil
+		case <-c.Done():
+			cancel()
+			return fmt.Errorf("connection to %s closed", a.zk)
+		}
+	}
+}
+
+// watchDirs sets a children watch on path and on every directory below it
+// that recipes use (each level with recursive; else the children, for a V2
+// semaphore's locks/ and leases/). The channel closes on the first event
+// of any, or when ctx ends.
+func (a *app) watchDirs(ctx context.Context, c *framework.Client, path string, recursive bool) (<-chan struct{}, error) {
+	changed := make(chan struct{})
+	fired := make(chan struct{}, 1)
+	callCtx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	var watch func(p string, depth int) error
+	watch = func(p string, depth int) error {
+		children, _, ch, err := c.ChildrenW(callCtx, p)
+		if err != nil {
+			if p != path && isNoNode(err) {
+				return nil
+			}
+			return a.describe(p, err)
+		}
+		go func() {
+			select {
+			case <-ch:
+				select {
+				case fired <- struct{}{}:
+				default:
+				}
+			case <-ctx.Done():
+			}
+		}()
+		if depth == 0 {
+			return nil
+		}
+		for _, n := range children {
+			if inspect.IsParticipantName(n) {
+				continue // an ephemeral lock node: no children
+			}
+			child := framework.JoinPath(p, n)
+			if child == "/zookeeper" {
+				continue
+			}
+			if err := watch(child, depth-1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	depth := 1
+	if recursive {
+		depth = -1
+	}
+	if err := watch(path, depth); err != nil {
+		return nil, err
+	}
+	go func() {
+		select {
+		case <-fired:
+			close(changed)
+		case <-ctx.Done():
+		}
+	}()
+	return changed, nil
+}
+
+func isNoNode(err error) bool { return errors.Is(err, zk.ErrNoNode) }

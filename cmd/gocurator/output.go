@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gocurator/curator/internal/inspect"
+)
+
+// writeJSON prints v as one JSON document (indented unless compact).
+func writeJSON(w io.Writer, v any, compact bool) error {
+	enc := json.NewEncoder(w)
+	if !compact {
+		enc.SetIndent("", "  ")
+	}
+	return enc.Encode(v)
+}
+
+// locksDoc is the --json document of locks ls and locks watch.
+type locksDoc struct {
+	Locks []inspect.Lock `json:"locks"`
+	// Sessions is "complete" when every server answered cons, else
+	// "unknown" (connected is then "unknown" for sessions not listed).
+	Sessions string `json:"sessions"`
+}
+
+func newLocksDoc(locks []inspect.Lock, s *inspect.Sessions) locksDoc {
+	if locks == nil {
+		locks = []inspect.Lock{}
+	}
+	st := "complete"
+	if !s.Complete {
+		st = "unknown"
+	}
+	return locksDoc{Locks: locks, Sessions: st}
+}
+
+// writeLocks prints one block per lock: a heading, then holders and
+// waiters in order.
+func writeLocks(w io.Writer, locks []inspect.Lock) {
+	for i, l := range locks {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s  %s%s  %s, %s\n", l.Path, l.Kind, maxNote(l),
+			plural(len(l.Holders), "holder"), plural(len(l.Waiters), "waiter"))
+		writeParticipants(w, l.Holders, l.Waiters)
+	}
+}
+
+func maxNote(l inspect.Lock) string {
+	if l.Max == 0 {
+		if l.Kind == inspect.KindSemaphoreV2 {
+			return " (max unknown: see semaphore leases --max/--count)"
+		}
+		return ""
+	}
+	if l.MaxSource != "" {
+		return fmt.Sprintf(" (max %d from %s)", l.Max, l.MaxSource)
+	}
+	return fmt.Sprintf(" (max %d)", l.Max)
+}
+
+// writeParticipants prints holders then waiters as one table.
+func writeParticipants(w io.Writer, holders, waiters []inspect.Participant) {
+	if len(holders)+len(waiters) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  #\tSTATE\tROLE\tNODE\tCLIENT\tSESSION\tHOST\tAGE\tTOKEN\tCONNECTED")
+	n := 0
+	row := func(state string, p inspect.Participant) {
+		n++
+		host := p.Host
+		if p.Revoking {
+			host = "(revocation asked)"
+		}
+		if host == "" {
+			host = "-"
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", n, state, p.Role, p.Name(), p.Client,
+			p.Session, host, formatAge(p.AgeSeconds), p.Token, p.Connected)
+	}
+	for _, p := range holders {
+		row("holder", p)
+	}
+	for _, p := range waiters {
+		row("waiter", p)
+	}
+	_ = tw.Flush()
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// formatAge prints an age in seconds as 850ms, 12s, 3m04s, 2h05m or 3d04h.
+func formatAge(sec float64) string {
+	d := time.Duration(sec * float64(time.Second))
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	default:
+		return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+	}
+}
+
+// warnSessions prints, once, why connected says unknown.
+func warnSessions(w io.Writer, s *inspect.Sessions) {
+	if s.Complete {
+		return
+	}
+	fmt.Fprintf(w, "gocurator: note: connected is \"unknown\" for some sessions: %s\n", strings.Join(s.Problems, "; "))
+}

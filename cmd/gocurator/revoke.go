@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/spf13/cobra"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/inspect"
+	"github.com/gocurator/curator/recipes/mutex"
+)
+
+func (a *app) revokeCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "revoke NODE",
+		Short: "Ask the holder of a lock node to release it (Curator's __REVOKE__)",
+		Long: `Writes Curator's revocation request ("__REVOKE__") into NODE, a lock node
+as locks ls prints it (its full path). A holder that made its lock revocable
+(Curator's makeRevocable, gocurator's mutex.Revocable) is called back and
+should release; any other holder ignores it. Nothing is deleted: see break
+to take a lock from a holder that does not cooperate.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.revoke(cmd.Context(), args[0])
+		},
+	}
+}
+
+// lockNode reads NODE and checks it is a recipe's node.
+func (a *app) lockNode(ctx context.Context, c *framework.Client, node string) (*zk.Stat, error) {
+	_, st, err := c.Get(ctx, node)
+	if err != nil {
+		return nil, a.describe(node, err)
+	}
+	_, name := framework.SplitPath(node)
+	if !inspect.IsParticipantName(name) || st.EphemeralOwner <= 0 {
+		return nil, fmt.Errorf("%s: not a lock, lease or latch node (see locks ls for the nodes)", node)
+	}
+	return st, nil
+}
+
+func (a *app) revoke(ctx context.Context, node string) error {
+	if err := checkPath(node); err != nil {
+		return err
+	}
+	c, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	rctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	if _, err := a.lockNode(rctx, c, node); err != nil {
+		return err
+	}
+	if err := mutex.Revoke(rctx, c, node); err != nil {
+		return a.describe(node, errors.Unwrap(err))
+	}
+	fmt.Fprintf(a.stdout, "%s: revocation requested (a revocable holder releases; others ignore it)\n", node)
+	return nil
+}
+
+func (a *app) breakCommand() *cobra.Command {
+	var force, yes bool
+	cmd := &cobra.Command{
+		Use:   "break NODE --force",
+		Short: "Delete a lock node, taking the lock from its holder",
+		Long: `Deletes NODE, a lock, lease or latch node (its full path, as locks ls prints
+it), after showing its owner and asking for confirmation (--yes skips the
+question). --force is required.
+
+What it does to the holder: the lock passes at once to the next waiter, but
+a holder that is still running is NOT stopped, and in general not told:
+Curator's InterProcessMutex does not watch its own node, and a process
+between two ZooKeeper calls notices nothing. For a while both processes
+believe they hold the lock. Break a node only when its holder is known to be
+dead or stuck (locks ls shows whether its session is still connected;
+orphans lists nodes of gone sessions, which the server deletes by itself
+when the session expires).
+
+How fencing protects the resource: every hold carries a fencing token, the
+czxid of its lock node, and the next holder's token is always larger. A
+resource that records the largest token it has seen and refuses requests
+with a smaller one (or a write made in a ZooKeeper transaction that checks
+the lock node still exists: gocurator's FencedMulti) refuses the old
+holder's late writes, so breaking a lock cannot corrupt it. gocurator exec
+passes the token to its command in GOCURATOR_FENCING_TOKEN.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !force {
+				return usageError{errors.New("break deletes a holder's lock node: pass --force (read gocurator break --help first)")}
+			}
+			return a.breakNode(cmd.Context(), args[0], yes)
+		},
+	}
+	cmd.Flags().BoolVar(&force, "force", false, "really delete the node")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	return cmd
+}
+
+func (a *app) breakNode(ctx context.Context, node string, yes bool) error {
+	if err := checkPath(node); err != nil {
+		return err
+	}
+	c, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	rctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	st, err := a.lockNode(rctx, c, node)
+	if err != nil {
+		return err
+	}
+	state, addr := inspect.QuerySessions(rctx, inspect.Servers(a.zk), a.timeout).State(st.EphemeralOwner)
+	if addr != "" {
+		addr = " from " + addr
+	}
+	fmt.Fprintf(a.stderr, "%s: owner session %s (connected: %s%s), created %s, fencing token %d\n", node,
+		inspect.SessionHex(st.EphemeralOwner), state, addr, time.UnixMilli(st.Ctime).UTC().Format(time.RFC3339), st.Czxid)
+	if !yes {
+		fmt.Fprintf(a.stderr, "Delete it? A holder still running keeps running as if it held the lock. Type yes to delete: ")
+		line, _ := bufio.NewReader(a.stdin).ReadString('\n')
+		if strings.TrimSpace(line) != "yes" {
+			return errors.New("not confirmed: nothing deleted")
+		}
+	}
+	// The version pins the node that was shown: one made again under the
+	// same name cannot be, as names carry a sequence; a data change (a
+	// revocation request) is no reason to refuse.
+	if err := c.Delete(rctx, node); err != nil {
+		return a.describe(node, err)
+	}
+	fmt.Fprintf(a.stdout, "%s: deleted (the lock passes to the next waiter)\n", node)
+	return nil
+}

@@ -1,0 +1,55 @@
+package inspect
+
+import "time"
+
+// Reasons a node is reported by Orphans.
+const (
+	// OrphanSessionGone: an ephemeral node whose owner session no server
+	// lists as connected. It stays, and keeps its lock, until the server
+	// expires the session (at most the session timeout after the owner
+	// was last heard from).
+	OrphanSessionGone = "session-gone"
+	// OrphanEmptyParent: a persistent node with no children that once had
+	// some (a lock directory made by a client that creates plain
+	// persistent parents; containers are deleted by the server instead).
+	OrphanEmptyParent = "empty-parent"
+)
+
+// Orphan is a node left behind.
+type Orphan struct {
+	Node       string    `json:"node"`
+	Reason     string    `json:"reason"`
+	Session    string    `json:"session,omitempty"`
+	Token      int64     `json:"token"`
+	Created    time.Time `json:"created"`
+	AgeSeconds float64   `json:"age_seconds"`
+}
+
+// Orphans walks the loaded tree at path and returns, depth first in name
+// order, the ephemeral nodes whose owner session is not connected (only
+// when s is Complete: otherwise nothing can be said of them) and the empty
+// persistent parents. /zookeeper is skipped.
+func Orphans(path string, root *Znode, s *Sessions, now time.Time) []Orphan {
+	var out []Orphan
+	var walk func(p string, z *Znode)
+	walk = func(p string, z *Znode) {
+		if p == "/zookeeper" {
+			return
+		}
+		age := max(0, now.Sub(z.Ctime).Round(time.Millisecond).Seconds())
+		switch {
+		case z.IsEphemeral():
+			if st, _ := s.State(z.Owner); st == Disconnected {
+				out = append(out, Orphan{Node: p, Reason: OrphanSessionGone, Session: SessionHex(z.Owner),
+					Token: z.Czxid, Created: z.Ctime, AgeSeconds: age})
+			}
+		case z.IsPersistent() && z.NumChildren == 0 && z.Cversion > 0:
+			out = append(out, Orphan{Node: p, Reason: OrphanEmptyParent, Token: z.Czxid, Created: z.Ctime, AgeSeconds: age})
+		}
+		for _, c := range z.Children {
+			walk(joinPath(p, c.Name), c)
+		}
+	}
+	walk(path, root)
+	return out
+}
