@@ -36,6 +36,16 @@ var kinds = []kind{
 		err := m.Acquire(ctx)
 		return m, m.Node(), err
 	}},
+	{"mutex with local hand-over", func(ctx context.Context, c *framework.Client, p string) (hold, string, error) {
+		m := mutex.New(c, p, mutex.WithLocalHandover(4))
+		err := m.Acquire(ctx)
+		return m, m.Node(), err
+	}},
+	{"write lock with local hand-over", func(ctx context.Context, c *framework.Client, p string) (hold, string, error) {
+		l := rwlock.New(c, p, rwlock.WithLocalHandover(4)).WriteLock()
+		err := l.Acquire(ctx)
+		return l, l.Node(), err
+	}},
 	{"write lock", func(ctx context.Context, c *framework.Client, p string) (hold, string, error) {
 		l := rwlock.New(c, p).WriteLock()
 		err := l.Acquire(ctx)
@@ -94,6 +104,11 @@ func TestCloseEndsHoldsAndWaiters(t *testing.T) {
 				waiterErr <- err
 			}()
 			testkit.Eventually(t, "waiter queued", func() bool {
+				// A waiter of a cohort waits in the process, on the
+				// holder's node.
+				if lw, ok := h.(interface{ LocalWaiters() int }); ok && lw.LocalWaiters() > 0 {
+					return true
+				}
 				return len(testkit.Children(t, observer, "/lock")) > 1 ||
 					len(testkit.Children(t, observer, "/lock/leases")) > 1 ||
 					len(testkit.Children(t, observer, "/lock/locks")) > 0
