@@ -66,7 +66,7 @@ func (a *app) listing(ctx context.Context, c *framework.Client, path string, rec
 		return nil, nil, a.describe(path, err)
 	}
 	locks := inspect.Find(path, root, recursive)
-	if len(locks) == 0 && len(root.Children) > 0 && !(recursive && hasLoadedDirs(root)) {
+	if len(locks) == 0 && len(root.Children) > 0 && !(recursive && hasContainers(root)) {
 		return nil, nil, notARecipe(path, root, recursive)
 	}
 	s := inspect.QuerySessions(rctx, inspect.Servers(a.zk), a.timeout)
@@ -74,11 +74,12 @@ func (a *app) listing(ctx context.Context, c *framework.Client, path string, rec
 	return locks, s, nil
 }
 
-// hasLoadedDirs reports whether the tree has nodes below root's children
-// (so an empty recursive result is an answer, not a wrong path).
-func hasLoadedDirs(root *inspect.Znode) bool {
-	for _, c := range root.Children {
-		if c.Loaded {
+// hasContainers reports whether there is a container node below z: what
+// recipes make for their directories (so a tree of idle lock directories is
+// an answer, "none in use", not a wrong path).
+func hasContainers(z *inspect.Znode) bool {
+	for _, c := range z.Children {
+		if c.Owner == inspect.ContainerOwner || hasContainers(c) {
 			return true
 		}
 	}
@@ -97,7 +98,7 @@ func notARecipe(path string, root *inspect.Znode, recursive bool) error {
 	}
 	hint := "; use -r to search below it"
 	if recursive {
-		hint = ""
+		hint = " nor below"
 	}
 	return fmt.Errorf("%s: no lock, semaphore or election here (children: %s)%s", path, strings.Join(names, ", "), hint)
 }
@@ -151,6 +152,14 @@ one JSON document per line.`,
 }
 
 func (a *app) locksWatch(ctx context.Context, path string, recursive bool, updates int) error {
+	err := a.watchLoop(ctx, path, recursive, updates)
+	if err != nil && ctx.Err() != nil {
+		return nil // interrupted: the way to stop watching
+	}
+	return err
+}
+
+func (a *app) watchLoop(ctx context.Context, path string, recursive bool, updates int) error {
 	if err := checkPath(path); err != nil {
 		return err
 	}

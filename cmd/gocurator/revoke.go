@@ -123,7 +123,7 @@ func (a *app) breakNode(ctx context.Context, node string, yes bool) error {
 	if addr != "" {
 		addr = " from " + addr
 	}
-	fmt.Fprintf(a.stderr, "%s: owner session %s (connected: %s%s), created %s, fencing token %d\n", node,
+	fmt.Fprintf(a.stdout, "%s: owner session %s (connected: %s%s), created %s, fencing token %d\n", node,
 		inspect.SessionHex(st.EphemeralOwner), state, addr, time.UnixMilli(st.Ctime).UTC().Format(time.RFC3339), st.Czxid)
 	if !yes {
 		fmt.Fprintf(a.stderr, "Delete it? A holder still running keeps running as if it held the lock. Type yes to delete: ")

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
+)
+
+// Bad input gets one line on stderr, "gocurator: ...", nothing on stdout
+// and a non-zero exit; never a stack trace or a usage dump.
+func TestBadInput(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := testkit.Ctx(t)
+	for _, p := range []string{"/plain", "/plain/a", "/plain/b"} {
+		if _, err := e.client.Create(ctx, p, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	acl := zk.DigestACL(zk.PermAll, "ops", "secret")
+	if _, err := e.client.Create(ctx, "/secure", nil, framework.WithACL(acl)); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String() // nothing answers once closed
+	ln.Close()
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"unknown path", []string{"--zk", e.zk, "locks", "ls", "/nope"}, 1, "/nope: no such node"},
+		{"not a recipe", []string{"--zk", e.zk, "locks", "ls", "/plain"}, 1, "/plain: no lock, semaphore or election here (children: a, b); use -r"},
+		{"not a recipe, recursive", []string{"--zk", e.zk, "locks", "ls", "-r", "/plain"}, 1, "no lock, semaphore or election here (children: a, b) nor below"},
+		{"not a semaphore", []string{"--zk", e.zk, "semaphore", "leases", "/plain"}, 1, "no lock, semaphore or election here"},
+		{"not an election", []string{"--zk", e.zk, "leader", "show", "/plain"}, 1, "no lock, semaphore or election here"},
+		{"revoke a plain node", []string{"--zk", e.zk, "revoke", "/plain/a"}, 1, "not a lock, lease or latch node"},
+		{"unreachable server", []string{"--zk", dead, "--timeout", "1s", "locks", "ls", "/"}, 1, "cannot connect to ZooKeeper at " + dead + " within 1s"},
+		{"no auth", []string{"--zk", e.zk, "locks", "ls", "/secure"}, 1, "/secure: not authorised to read it (pass --auth user:password)"},
+		{"wrong auth", []string{"--zk", e.zk, "--auth", "ops:wrong", "locks", "ls", "/secure"}, 1, "not authorised to read it with the credentials given"},
+		{"auth not user:password", []string{"--zk", e.zk, "--auth", "ops", "locks", "ls", "/secure"}, 2, "digest credentials are user:password"},
+		{"relative path", []string{"--zk", e.zk, "locks", "ls", "locks"}, 2, `"locks" is not a valid ZooKeeper path`},
+		{"bad connect string", []string{"--zk", "host:notaport", "locks", "ls", "/"}, 2, "--zk"},
+		{"unknown command", []string{"--zk", e.zk, "lcks"}, 2, `unknown command "lcks"`},
+		{"unknown flag", []string{"--zk", e.zk, "locks", "ls", "--bogus", "/"}, 2, "unknown flag: --bogus"},
+		{"missing path", []string{"--zk", e.zk, "locks", "ls"}, 2, "accepts 1 arg(s)"},
+		{"exec without --", []string{"--zk", e.zk, "exec", "/l", "true"}, 2, "exec takes PATH, then -- and the command"},
+		{"exec unknown command", []string{"--zk", e.zk, "exec", "/l", "--", "/no/such/cmd"}, 1, "/no/such/cmd"},
+		{"break without --force", []string{"--zk", e.zk, "break", "/plain/a"}, 2, "pass --force"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.runIn("", tc.args...)
+			lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+			if r.code != tc.code || len(lines) != 1 || !strings.HasPrefix(lines[0], "gocurator: ") ||
+				!strings.Contains(lines[0], tc.want) || r.stdout != "" {
+				t.Fatalf("exit %d (want %d), stdout %q, stderr %q (want one line with %q)", r.code, tc.code, r.stdout, r.stderr, tc.want)
+			}
+			for _, bad := range []string{"goroutine ", "panic", "Usage:"} {
+				if strings.Contains(r.stderr, bad) {
+					t.Fatalf("stderr has %q: %s", bad, r.stderr)
+				}
+			}
+		})
+	}
+	// The right credentials read it.
+	if r := e.run("--auth", "ops:secret", "locks", "ls", "/secure").ok(t); !strings.Contains(r.stdout, "no lock, semaphore or election is in use") {
+		t.Fatalf("with credentials: %q", r.stdout)
+	}
+}
