@@ -8,6 +8,7 @@ import (
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
+	"github.com/gocurator/curator/recipes/leader"
 	"github.com/gocurator/curator/recipes/mutex"
 	"github.com/gocurator/curator/recipes/rwlock"
 	"github.com/gocurator/curator/recipes/semaphore"
@@ -29,6 +30,11 @@ type kind struct {
 }
 
 type leaseHold struct{ *semaphore.Lease }
+
+// termHold is a leader's term: Resign is its Release.
+type termHold struct{ *leader.Term }
+
+func (h termHold) Release(ctx context.Context) error { return h.Resign(ctx) }
 
 var kinds = []kind{
 	{"mutex", func(ctx context.Context, c *framework.Client, p string) (hold, string, error) {
@@ -69,6 +75,13 @@ var kinds = []kind{
 		m := semaphore.NewMutex(c, p)
 		err := m.Acquire(ctx)
 		return m, m.Node(), err
+	}},
+	{"leader term", func(ctx context.Context, c *framework.Client, p string) (hold, string, error) {
+		t, err := leader.New(c, p).Campaign(ctx)
+		if err != nil {
+			return nil, "", err
+		}
+		return termHold{t}, t.Node(), nil
 	}},
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/leader"
 	"github.com/gocurator/curator/recipes/locking"
 	"github.com/gocurator/curator/recipes/mutex"
 	"github.com/gocurator/curator/recipes/rwlock"
@@ -31,6 +32,8 @@ func TestNilHandles(t *testing.T) {
 		(*locking.Reentrant)(nil),
 		(*locking.Internals)(nil),
 		(*shared.Count)(nil),
+		(*leader.Term)(nil),
+		(*leader.Latch)(nil),
 	} {
 		v := reflect.ValueOf(nilHandle)
 		for i := 0; i < v.NumMethod(); i++ {
@@ -83,6 +86,10 @@ func checkNilResult(t *testing.T, out reflect.Value) {
 		case <-x:
 		default:
 			t.Fatal("Done of a nil handle is not closed")
+		}
+	case context.Context: // a leader Term's Context: ended
+		if x == nil || x.Err() == nil {
+			t.Fatal("Context of a nil handle is not done")
 		}
 	case framework.Op:
 		if !reflect.ValueOf(x).IsZero() {
