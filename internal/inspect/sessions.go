@@ -67,9 +67,13 @@ func ParseCons(text string) (map[int64]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cons: bad session id in %q", line)
 		}
+		// The address ends where "[n](" begins (an IPv6 address has
+		// brackets of its own).
 		addr := strings.TrimPrefix(line, "/")
-		if j := strings.IndexByte(addr, '['); j >= 0 {
-			addr = addr[:j]
+		if j := strings.Index(addr, "]("); j >= 0 {
+			if k := strings.LastIndexByte(addr[:j], '['); k >= 0 {
+				addr = addr[:k]
+			}
 		}
 		out[int64(id)] = addr
 	}
