@@ -374,6 +374,12 @@ func scenarios(f flags, names []string, rtt time.Duration) []bench.Scenario {
 			}
 		case bench.Uncontended:
 			out = append(out, bench.Scenario{Name: name, Clients: 1})
+		case bench.Cohort:
+			// Local hand-over pays off over a network: not at RTT 0.
+			if rtt > 0 {
+				out = append(out, bench.Scenario{Name: name, Clients: 4, PerSession: 16})
+				out = append(out, bench.Scenario{Name: name, Clients: 4, PerSession: 16, Hold: time.Millisecond})
+			}
 		case bench.Semaphore, bench.SemaphoreV2:
 			out = append(out, bench.Scenario{Name: name, Clients: f.clients, MaxLeases: leases})
 		default:

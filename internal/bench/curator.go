@@ -17,7 +17,7 @@ import (
 // InterProcessSemaphoreV2, Curator's only semaphore.
 func CuratorWorkload(name string) (string, bool) {
 	switch name {
-	case Mutex, Uncontended:
+	case Mutex, Uncontended, Cohort:
 		return "mutex", true
 	case Read:
 		return "read", true
@@ -84,7 +84,7 @@ func RunCurator(ctx context.Context, cfg Config, javaWorkload, row string) (Resu
 	if row == "" {
 		row = CuratorRow(javaWorkload)
 	}
-	r := Result{Workload: row, Impl: ImplCurator, Clients: cfg.Clients, HoldMs: ms(cfg.Hold)}
+	r := Result{Workload: row, Impl: ImplCurator, Clients: cfg.Clients, PerSession: cfg.PerSession, HoldMs: ms(cfg.Hold)}
 	if javaWorkload == "semv2" {
 		r.MaxLeases = cfg.MaxLeases
 	}
@@ -107,6 +107,7 @@ func RunCurator(ctx context.Context, cfg Config, javaWorkload, row string) (Resu
 		Path:          cfg.Path,
 		Workload:      javaWorkload,
 		Clients:       cfg.Clients,
+		PerClient:     cfg.PerSession,
 		MaxLeases:     cfg.MaxLeases,
 		Hold:          cfg.Hold,
 	})

@@ -14,6 +14,8 @@ type Result struct {
 	Workload  string `json:"workload"`
 	Impl      string `json:"impl"`
 	Clients   int    `json:"clients"`
+	// PerSession is the goroutines (Java threads) per session, 0 for one.
+	PerSession int `json:"per_session,omitempty"`
 	MaxLeases int    `json:"max_leases,omitempty"`
 	// HoldMs is the critical section: how long each holder keeps the lock
 	// before it releases it.

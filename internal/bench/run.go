@@ -18,9 +18,11 @@ type Config struct {
 	// Path is the lock path; it is created (persistent) before the run and
 	// deleted with everything under it after.
 	Path string
-	// Clients is the number of workers, each with its own session and
-	// goroutine.
+	// Clients is the number of sessions.
 	Clients int
+	// PerSession is the number of workers (goroutines) per session; 0 or
+	// 1 gives every worker its own session.
+	PerSession int
 	// MaxLeases is the number of leases of the semaphore workloads.
 	MaxLeases int
 	// Hold is how long a worker holds the lock (or lease) before it
@@ -72,7 +74,7 @@ func Run(ctx context.Context, cfg Config, wl Workload) (Result, error) {
 	pprof.Do(ctx, pprof.Labels("workload", wl.Label()), func(ctx context.Context) {
 		lat, w, err = runMetered(ctx, cfg, wl)
 	})
-	r := Result{Workload: wl.Name, Impl: wl.Impl, Clients: cfg.Clients, MaxLeases: leasesOf(wl.Name, cfg.MaxLeases),
+	r := Result{Workload: wl.Name, Impl: wl.Impl, Clients: cfg.Clients, PerSession: cfg.PerSession, MaxLeases: leasesOf(wl.Name, cfg.MaxLeases),
 		HoldMs: ms(cfg.Hold)}
 	if err != nil {
 		r.Error = err.Error()
@@ -113,17 +115,23 @@ func runMetered(ctx context.Context, cfg Config, wl Workload) ([]time.Duration, 
 		_ = DeleteTree(dctx, cfg.Servers, cfg.Path)
 	}()
 
-	workers := make([]*Worker, cfg.Clients)
-	lockers := make([]Locker, cfg.Clients)
+	per := max(cfg.PerSession, 1)
+	workers := make([]*Worker, cfg.Clients*per)
+	lockers := make([]Locker, len(workers))
+	pool := &sessionPool{}
 	defer func() {
 		for _, w := range workers {
 			if w != nil {
 				w.Close()
 			}
 		}
+		pool.close()
 	}()
 	for i := range workers {
 		workers[i] = &Worker{ID: i, Servers: cfg.Servers, Path: cfg.Path, MaxLeases: cfg.MaxLeases}
+		if per > 1 {
+			workers[i].pool, workers[i].Session = pool, i/per
+		}
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		l, err := wl.New(cctx, workers[i])
 		cancel()

@@ -14,8 +14,10 @@ type Scenario struct {
 	// Name is the workload (Mutex, Uncontended, Read, ...).
 	Name string
 	// Clients is the number of sessions, one goroutine (or Java thread)
-	// each.
+	// each unless PerSession says more.
 	Clients int
+	// PerSession is the goroutines (Java threads) per session, 0 for one.
+	PerSession int
 	// Hold is the critical section: how long a holder keeps the lock.
 	Hold time.Duration
 	// MaxLeases is the number of leases of the semaphore workloads.
@@ -27,6 +29,9 @@ func (s Scenario) Label() string {
 	parts := []string{s.Name, fmt.Sprintf("%d sessions", s.Clients)}
 	if s.Clients == 1 {
 		parts[1] = "1 session"
+	}
+	if s.PerSession > 1 {
+		parts[1] += fmt.Sprintf(" x %d goroutines", s.PerSession)
 	}
 	if s.Hold > 0 {
 		parts = append(parts, "hold "+s.Hold.String())
@@ -77,7 +82,7 @@ func (p Plan) RunScenario(ctx context.Context, s Scenario, trace bool) []Result 
 		meter = &m
 	}
 	cfg := func(impl string) Config {
-		return Config{Servers: p.Servers, Path: PathFor(s, impl), Clients: s.Clients, MaxLeases: s.MaxLeases,
+		return Config{Servers: p.Servers, Path: PathFor(s, impl), Clients: s.Clients, PerSession: s.PerSession, MaxLeases: s.MaxLeases,
 			Hold: s.Hold, Warmup: p.Warmup, Measure: p.Measure, Meter: meter}
 	}
 	var out []Result

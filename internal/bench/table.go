@@ -123,6 +123,9 @@ func rowLabel(r Result) string {
 	if r.MaxLeases > 0 {
 		name += fmt.Sprintf(" (%d leases)", r.MaxLeases)
 	}
+	if r.PerSession > 1 {
+		name += fmt.Sprintf(" (x%d goroutines)", r.PerSession)
+	}
 	if r.HoldMs > 0 {
 		name += fmt.Sprintf(", hold %s ms", trimFloat(r.HoldMs))
 	}

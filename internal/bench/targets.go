@@ -111,6 +111,24 @@ func Targets(tables []Table) []Target {
 		return 0, false, ""
 	})
 	check("contended mutex with a critical section: >= 1.3x Curator and zk.Lock at RTT 2 ms", 1.3, false, v, ok, m)
+	// Local hand-over (issue 12): >= 10x Curator with an empty critical
+	// section, at RTT 0.5 and 2 ms.
+	for _, rtt := range []float64{0.5, targetRTTMs} {
+		rows, okR := at(rtt)
+		v, ok, m := 0.0, false, ""
+		if okR {
+			for _, r := range rows {
+				if r.Workload == Cohort && r.Impl == ImplOurs && r.HoldMs == 0 {
+					if c, okC := rows.VsCurator(r); okC {
+						cur, _ := rows.find(Cohort, ImplCurator, r.Clients, 0)
+						v, ok, m = c, true, fmt.Sprintf("%.1fx Curator (%.0f vs %.0f acquisitions/s; p99 wait %.1f vs %.1f ms)",
+							c, r.OpsPerSec, cur.OpsPerSec, r.P99Ms, cur.P99Ms)
+					}
+				}
+			}
+		}
+		check(fmt.Sprintf("local hand-over, 4 sessions x 16 goroutines: >= 10x Curator at RTT %s ms", trimFloat(rtt)), 10, false, v, ok, m)
+	}
 	if rows, ok := at(0); ok {
 		v, ok, m := worst(rows, Mutex, 8, 0)
 		check("contended mutex, 8 sessions, on loopback (RTT 0): >= 1.0x Curator and zk.Lock", 1.0, false, v, ok, m)

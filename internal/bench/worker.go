@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -27,6 +28,12 @@ type Worker struct {
 	Path string
 	// MaxLeases is the number of leases of the semaphore workloads.
 	MaxLeases int
+	// Session numbers the worker's session when workers share sessions
+	// (Config.PerSession): Client and Conn then return the session's one
+	// connection, shared with the other workers of the session.
+	Session int
+
+	pool    *sessionPool // nil: connections of the worker's own
 
 	closers []func()
 }
@@ -34,6 +41,9 @@ type Worker struct {
 // Client connects a gocurator client, with Curator's retry policy and
 // session timeout as Bench.java uses them.
 func (w *Worker) Client(ctx context.Context) (*framework.Client, error) {
+	if w.pool != nil {
+		return w.pool.client(ctx, w)
+	}
 	c, err := Connect(ctx, w.Servers)
 	if err != nil {
 		return nil, err
@@ -44,6 +54,9 @@ func (w *Worker) Client(ctx context.Context) (*framework.Client, error) {
 
 // Conn connects a go-zookeeper connection and waits for its session.
 func (w *Worker) Conn(ctx context.Context) (*zk.Conn, error) {
+	if w.pool != nil {
+		return w.pool.conn(ctx, w)
+	}
 	conn, err := DialZK(ctx, w.Servers)
 	if err != nil {
 		return nil, err
@@ -95,3 +108,58 @@ func DialZK(ctx context.Context, servers string) (*zk.Conn, error) {
 type nopLogger struct{}
 
 func (nopLogger) Printf(string, ...any) {}
+
+// sessionPool is the shared connections of a run whose workers share
+// sessions: one client (or go-zookeeper connection) per session number,
+// closed by close after the workers' own.
+type sessionPool struct {
+	mu      sync.Mutex
+	clients map[int]*framework.Client
+	conns   map[int]*zk.Conn
+}
+
+func (p *sessionPool) client(ctx context.Context, w *Worker) (*framework.Client, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if c, ok := p.clients[w.Session]; ok {
+		return c, nil
+	}
+	c, err := Connect(ctx, w.Servers)
+	if err != nil {
+		return nil, err
+	}
+	if p.clients == nil {
+		p.clients = map[int]*framework.Client{}
+	}
+	p.clients[w.Session] = c
+	return c, nil
+}
+
+func (p *sessionPool) conn(ctx context.Context, w *Worker) (*zk.Conn, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if c, ok := p.conns[w.Session]; ok {
+		return c, nil
+	}
+	c, err := DialZK(ctx, w.Servers)
+	if err != nil {
+		return nil, err
+	}
+	if p.conns == nil {
+		p.conns = map[int]*zk.Conn{}
+	}
+	p.conns[w.Session] = c
+	return c, nil
+}
+
+func (p *sessionPool) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.clients {
+		_ = c.Close()
+	}
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.clients, p.conns = nil, nil
+}

@@ -28,15 +28,19 @@ const (
 	// Uncontended is the mutex with one session: every acquire finds the
 	// lock free (its implementations are the Mutex workloads).
 	Uncontended = "uncontended"
+	// Cohort is the mutex taken by many goroutines of each session (4
+	// sessions x 16 goroutines): ours with local hand-over, the others
+	// with one participant per goroutine, as they have no other way.
+	Cohort = "cohort"
 )
 
 // Names lists every workload name the command accepts, in table order.
-var Names = []string{Raw, Mutex, Uncontended, Read, Write, Semaphore, SemaphoreV2}
+var Names = []string{Raw, Mutex, Uncontended, Cohort, Read, Write, Semaphore, SemaphoreV2}
 
 // Headline is the default set: the contended mutex, the uncontended
 // acquire+release, the read lock with readers only and the V1 semaphore
 // with a free lease.
-var Headline = []string{Mutex, Uncontended, Read, Semaphore}
+var Headline = []string{Mutex, Uncontended, Cohort, Read, Semaphore}
 
 // Workload is one implementation of one workload run by the Go loop.
 type Workload struct {

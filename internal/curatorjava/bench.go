@@ -24,9 +24,13 @@ type BenchConfig struct {
 	// or write lock of InterProcessReadWriteLock) or "semv2"
 	// (InterProcessSemaphoreV2 with MaxLeases leases).
 	Workload string
-	// Clients is the number of worker threads, each with its own Curator
-	// client and ZooKeeper session.
+	// Clients is the number of Curator clients (ZooKeeper sessions), one
+	// worker thread each unless PerClient says more.
 	Clients int
+	// PerClient is the number of worker threads per client, each with an
+	// InterProcessMutex (or lock, or semaphore) of its own on the shared
+	// client; 0 or 1 for one.
+	PerClient int
 	// MaxLeases is the number of leases of the semv2 semaphore; 1 if zero.
 	MaxLeases int
 	// Hold is how long a worker holds the lock (or lease) before it
@@ -128,10 +132,13 @@ func StartBench(ctx context.Context, cfg BenchConfig) (*BenchRun, error) {
 	if cfg.Path == "" {
 		cfg.Path = "/curatorjava-bench/" + cfg.Workload
 	}
-	java, argv, err := javaCommandArgs("Bench", benchJVMOptions,
-		cfg.ConnectString, cfg.Path, cfg.Workload,
+	args := []string{cfg.ConnectString, cfg.Path, cfg.Workload,
 		strconv.Itoa(cfg.Clients), strconv.Itoa(cfg.MaxLeases),
-		strconv.FormatFloat(float64(cfg.Hold)/float64(time.Millisecond), 'f', -1, 64))
+		strconv.FormatFloat(float64(cfg.Hold)/float64(time.Millisecond), 'f', -1, 64)}
+	if cfg.PerClient > 1 {
+		args = append(args, strconv.Itoa(cfg.PerClient))
+	}
+	java, argv, err := javaCommandArgs("Bench", benchJVMOptions, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -26,9 +26,11 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * Closed-loop lock benchmark for Apache Curator recipes.
  *
  * <p>Usage: {@code Bench <connectString> <path> <mutex|read|write|semv2>
- * <clients> <maxLeases> <holdMillis>}.
+ * <clients> <maxLeases> <holdMillis> [threadsPerClient]}.
  *
- * <p>Starts one CuratorFramework client and one thread per simulated client;
+ * <p>Starts one CuratorFramework client and one thread per simulated client
+ * (threadsPerClient threads, each with a recipe instance of its own, sharing
+ * each client when given);
  * every thread loops acquire, hold for holdMillis (0: release at once), release
  * on the same path as fast as it can. Once every client is connected and the
  * threads run (the warm-up, not recorded) it prints {@code READY}. The caller
@@ -67,9 +69,9 @@ public final class Bench {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 6) {
+        if (args.length != 6 && args.length != 7) {
             System.err.println("usage: Bench <connectString> <path> <mutex|read|write|semv2> "
-                    + "<clients> <maxLeases> <holdMillis>");
+                    + "<clients> <maxLeases> <holdMillis> [threadsPerClient]");
             System.exit(2);
         }
         String connectString = args[0];
@@ -78,7 +80,8 @@ public final class Bench {
         int clients = Integer.parseInt(args[3]);
         int maxLeases = Integer.parseInt(args[4]);
         double holdMillis = Double.parseDouble(args[5]);
-        if (clients < 1 || maxLeases < 1 || holdMillis < 0) {
+        int perClient = args.length == 7 ? Integer.parseInt(args[6]) : 1;
+        if (clients < 1 || maxLeases < 1 || holdMillis < 0 || perClient < 1) {
             System.err.println("invalid arguments: need clients>=1, maxLeases>=1, holdMillis>=0");
             System.exit(2);
         }
@@ -109,7 +112,7 @@ public final class Bench {
                     throw new IllegalStateException("could not connect to " + connectString);
                 }
             }
-            status = run(frameworks, path, workload, clients, maxLeases);
+            status = run(frameworks, path, workload, clients * perClient, perClient, maxLeases);
         } catch (Throwable e) {
             System.err.println("bench failed: " + e);
             e.printStackTrace(System.err);
@@ -123,10 +126,12 @@ public final class Bench {
     }
 
     private static int run(List<CuratorFramework> frameworks, String path, String workload, int clients,
-            int maxLeases) throws Exception {
+            int perClient, int maxLeases) throws Exception {
+        // clients is the number of worker threads here: perClient of
+        // them share each Curator client, each with a recipe of its own.
         Op[] ops = new Op[clients];
         for (int i = 0; i < clients; i++) {
-            ops[i] = newOp(frameworks.get(i), path, workload, maxLeases);
+            ops[i] = newOp(frameworks.get(i / perClient), path, workload, maxLeases);
         }
         long[][] latencies = new long[clients][];
         int[] counts = new int[clients];
