@@ -22,8 +22,10 @@ func (c *Client) background(task func(ctx context.Context, conn *zk.Conn) error)
 	}
 	c.wg.Add(1)
 	c.mu.Unlock()
+	c.tel.backgroundStarted()
 	go func() {
 		defer c.wg.Done()
+		defer c.tel.backgroundEnded()
 		sleep := 50 * time.Millisecond
 		for {
 			if err := c.BlockUntilConnected(c.ctx); err != nil {

@@ -28,6 +28,7 @@ type Client struct {
 	prefix    string // chroot + namespace, "" for none
 	listeners *connstate.Listeners
 	events    *eventQueue
+	tel       *clientTelemetry // instruments and spans (telemetry.go)
 
 	// ctx is cancelled by Close; background work (guaranteed deletes,
 	// find-and-delete of protected nodes, auth) runs under it.
@@ -106,6 +107,7 @@ func Connect(ctx context.Context, connectString string, opts ...Option) (*Client
 		prefix:    chroot + o.namespace,
 		listeners: connstate.NewListeners(),
 		events:    newEventQueue(),
+		tel:       newClientTelemetry(&o),
 		changed:   make(chan struct{}),
 		first:     make(chan struct{}),
 	}
@@ -465,10 +467,11 @@ func (c *Client) isClosed() bool {
 	}
 }
 
-// do runs op on the current connection under the retry policy, honouring
-// ctx: when ctx ends, do returns at once (the request itself may still
-// complete on the server).
-func (c *Client) do(ctx context.Context, op func(conn *zk.Conn) error) error {
+// doRetry runs op on the current connection under the retry policy,
+// honouring ctx: when ctx ends, doRetry returns at once (the request itself
+// may still complete on the server). Operations call it through do, which
+// measures it (telemetry.go).
+func (c *Client) doRetry(ctx context.Context, req reqKind, op func(conn *zk.Conn) error) error {
 	if ctx == nil {
 		return invalid("nil context")
 	}
@@ -499,6 +502,7 @@ func (c *Client) do(ctx context.Context, op func(conn *zk.Conn) error) error {
 			first = nil
 			return err
 		}
+		c.tel.retried(ctx, req)
 		return c.attempt(ctx, rctx, op)
 	})
 	if err != nil && ctx.Err() == nil && c.isClosed() {

@@ -252,7 +252,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 		wmu     sync.Mutex // an attempt abandoned at ctx's end may still set w
 		w       *wire
 	)
-	err := c.do(ctx, func(conn *zk.Conn) error {
+	err := c.do(ctx, reqCreate, func(conn *zk.Conn) error {
 		var cw *wire
 		if o.stat != nil || o.list != nil {
 			if cw = c.wireOf(conn); cw != nil {
@@ -461,7 +461,7 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 	// it made; if the wait times out, the attempt itself starts a
 	// background clean-up when it ends.
 	pc := &protectedCall{}
-	err := c.do(ctx, func(conn *zk.Conn) error {
+	err := c.do(ctx, reqCreate, func(conn *zk.Conn) error {
 		pc.mu.Lock()
 		if pc.abandoned {
 			pc.mu.Unlock()
@@ -491,6 +491,7 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 				return err
 			}
 			if found != "" {
+				c.tel.recovered()
 				pc.created, pc.foundStat = found, st
 				return nil
 			}
@@ -557,7 +558,7 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 		c.findAndDeleteInBackground(parent, prefix)
 		return "", fmt.Errorf("create %s: %w", path, err)
 	}
-	if cerr := c.do(dctx, func(conn *zk.Conn) error { return c.findAndDelete(conn, parent, prefix) }); cerr != nil {
+	if cerr := c.do(dctx, reqCleanup, func(conn *zk.Conn) error { return c.findAndDelete(conn, parent, prefix) }); cerr != nil {
 		c.findAndDeleteInBackground(parent, prefix)
 	}
 	return "", fmt.Errorf("create %s: %w", path, err)

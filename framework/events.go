@@ -88,6 +88,7 @@ func (c *Client) handle(e connEvent) {
 			c.startSessionLocked(sid)
 			c.setStateLocked(connstate.Reconnected)
 		case sid != c.session:
+			c.tel.expired(expiryServer)
 			c.loseLocked()
 			c.startSessionLocked(sid)
 			c.setStateLocked(connstate.Reconnected)
@@ -109,6 +110,7 @@ func (c *Client) handle(e connEvent) {
 	case zk.StateExpired:
 		c.stopExpiryLocked()
 		if c.state != 0 && c.state != connstate.Lost {
+			c.tel.expired(expiryServer)
 			c.loseLocked()
 		}
 	case zk.StateAuthFailed:
@@ -118,6 +120,7 @@ func (c *Client) handle(e connEvent) {
 
 func (c *Client) setStateLocked(s connstate.State) {
 	c.state = s
+	c.tel.stateChanged(s)
 	c.tripGuardsLocked(s)
 	close(c.changed)
 	c.changed = make(chan struct{})
@@ -154,6 +157,7 @@ func (c *Client) checkExpiryLocked() {
 	c.log.Warn("session expired on the client side: no reply to anything sent in the session timeout",
 		zap.Int64("session", c.session), zap.Time("lastAcknowledgedSend", c.h.wire.acked()))
 	c.stopExpiryLocked()
+	c.tel.expired(expiryClient)
 	if c.state.IsConnected() {
 		c.setStateLocked(connstate.Suspended)
 	}

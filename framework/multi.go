@@ -106,7 +106,7 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]zk.MultiResponse, erro
 		return nil, fmt.Errorf("multi: %w", err)
 	}
 	var res []zk.MultiResponse
-	err := c.do(ctx, func(conn *zk.Conn) error {
+	err := c.do(ctx, reqMulti, func(conn *zk.Conn) error {
 		r, err := conn.Multi(reqs...)
 		if errors.Is(err, zk.ErrNoNode) && createsTop && c.prefix != "" {
 			// As Create: the namespace is made on demand (and, being a

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/connstate"
@@ -47,6 +49,10 @@ type options struct {
 	// jute.maxbuffer): larger ones are refused before they are sent.
 	// ZooKeeper's default, 0xfffff bytes.
 	juteMaxBuffer int
+	// meterProvider and tracerProvider receive the client's metrics and
+	// spans (telemetry.go); nil: OpenTelemetry's global providers.
+	meterProvider  metric.MeterProvider
+	tracerProvider trace.TracerProvider
 }
 
 type authInfo struct {

@@ -16,7 +16,7 @@ func (c *Client) Exists(ctx context.Context, path string) (*zk.Stat, error) {
 		return nil, fmt.Errorf("exists %s: %w", path, err)
 	}
 	var stat *zk.Stat
-	err := c.do(ctx, func(conn *zk.Conn) error {
+	err := c.do(ctx, reqExists, func(conn *zk.Conn) error {
 		ok, st, err := conn.Exists(c.full(path))
 		if ok {
 			stat = st
@@ -44,7 +44,7 @@ func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.
 		stat *zk.Stat
 		ch   <-chan zk.Event
 	)
-	err := c.do(ctx, func(conn *zk.Conn) error {
+	err := c.do(ctx, reqExists, func(conn *zk.Conn) error {
 		ok, st, w, err := conn.ExistsW(c.full(path))
 		if ok {
 			stat = st
@@ -70,7 +70,7 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error)
 		data []byte
 		stat *zk.Stat
 	)
-	err := c.do(ctx, func(conn *zk.Conn) error {
+	err := c.do(ctx, reqGet, func(conn *zk.Conn) error {
 		d, st, err := conn.Get(c.full(path))
 		data, stat = d, st
 		return err
@@ -113,7 +113,7 @@ func (c *Client) GetWOrdered(ctx context.Context, path string) ([]byte, *zk.Stat
 		stat *zk.Stat
 		ch   <-chan zk.Event
 	)
-	err := c.do(ctx, func(conn *zk.Conn) error {
+	err := c.do(ctx, reqGet, func(conn *zk.Conn) error {
 		d, st, w, err := conn.GetW(c.full(path))
 		data, stat, ch = d, st, w
 		return err
@@ -137,7 +137,7 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 		return nil, fmt.Errorf("set %s: %w", path, err)
 	}
 	var stat *zk.Stat
-	err := c.do(ctx, func(conn *zk.Conn) error {
+	err := c.do(ctx, reqSet, func(conn *zk.Conn) error {
 		st, err := conn.Set(c.full(path), data, version)
 		stat = st
 		return err
@@ -160,7 +160,7 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat,
 		children []string
 		stat     *zk.Stat
 	)
-	err := c.do(ctx, func(conn *zk.Conn) error {
+	err := c.do(ctx, reqChildren, func(conn *zk.Conn) error {
 		ch, st, err := conn.Children(c.full(path))
 		children, stat = ch, st
 		return err
@@ -185,7 +185,7 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat
 		stat     *zk.Stat
 		ch       <-chan zk.Event
 	)
-	err := c.do(ctx, func(conn *zk.Conn) error {
+	err := c.do(ctx, reqChildren, func(conn *zk.Conn) error {
 		c2, st, w, err := conn.ChildrenW(c.full(path))
 		children, stat, ch = c2, st, w
 		return err

@@ -22,6 +22,7 @@ type Hold struct {
 	session int64
 	done    chan struct{} // Done's, made when first asked for; guarded by mu
 	cancel  func() bool   // unregisters the client's guard
+	tel     holdTelemetry // guarded by mu (telemetry.go)
 
 	// release, if set, replaces the delete of Release: a cohort's
 	// share hands over instead (see cohort).
@@ -88,6 +89,7 @@ func (h *Hold) end(err error, why string, del bool) {
 		return
 	}
 	h.err = err
+	h.tel.ended(err, why)
 	h.closeDoneLocked()
 	cancel := h.cancel // nil while NewHold is still registering: nothing to stop then
 	ended := h.ended
@@ -194,6 +196,7 @@ func (h *Hold) Release(ctx context.Context) error {
 	lost := h.err
 	if lost == nil {
 		h.err = ErrNotHeld
+		h.tel.ended(nil, "")
 		h.closeDoneLocked()
 	}
 	cancel := h.cancel

@@ -26,6 +26,7 @@ type Internals struct {
 	maxLeases func() int
 	changed   func() <-chan struct{}
 	log       *zap.Logger
+	tel       lockTelemetry         // metrics and spans (telemetry.go)
 	policy    connstate.ErrorPolicy // WithErrorPolicy's; nil: the client's
 	err       error                 // set by New for bad input; returned by every call
 }
@@ -127,7 +128,7 @@ func (l *Internals) Err() error {
 // framework.ErrClosed, ErrWouldBlock, ErrLockLost when the node kept being
 // lost (or the attempt aborted) past the retry policy, an error of the
 // driver, or the ZooKeeper error that the retry policy gave up on.
-func (l *Internals) Acquire(ctx context.Context, wait bool) (*Hold, error) {
+func (l *Internals) Acquire(ctx context.Context, wait bool) (h *Hold, err error) {
 	if l == nil {
 		return nil, ErrNilHandle
 	}
@@ -137,12 +138,15 @@ func (l *Internals) Acquire(ctx context.Context, wait bool) (*Hold, error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("%w: nil context", framework.ErrInvalidOption)
 	}
+	ctx, acq := l.startAcquire(ctx, wait)
+	defer func() { acq.end(ctx, h, err) }()
 	start := time.Now()
 	for recreates := 0; ; recreates++ {
 		att, err := l.begin(ctx, wait)
 		if err != nil {
 			return nil, fmt.Errorf("lock %s: %w", l.path, err)
 		}
+		att.tel = &acq
 		spec := l.driver.Node()
 		// The Stat of our node (its czxid is the fencing token, its owner
 		// the session it lives in) comes with the create's reply, and the
@@ -163,6 +167,7 @@ func (l *Internals) Acquire(ctx context.Context, wait bool) (*Hold, error) {
 			att.end(ctx)
 			return nil, fmt.Errorf("lock %s: %w", l.path, err)
 		}
+		acq.created(node)
 		// The listing is handed over, not kept here: with thousands of
 		// waiters, each keeping the listing it started with would hold
 		// their square in memory.
@@ -286,6 +291,7 @@ func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, first 
 				stat = st
 			}
 		}
+		att.tel.listed(sorted, own)
 		if stat == nil || stat.EphemeralOwner != l.c.SessionID() || indexOf(sorted, own) < 0 {
 			return nil, errRecreate
 		}
@@ -334,6 +340,7 @@ func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, first 
 			// one. Never wait on a node of a dead session.
 			return nil, errRecreate
 		}
+		att.tel.watching(p)
 		// With WatchChildren p and pp are "": their channels are nil and
 		// never ready, as is children's in the other mode.
 		select {

@@ -59,6 +59,8 @@ type Attempt struct {
 	// or after the node of a failed attempt was deleted (and, if the create
 	// failed, even with no node). The V2 semaphore releases its gate.
 	End func(ctx context.Context)
+
+	tel *acquisition // the Acquire's measures, set by the loop
 }
 
 // AttemptDriver is a Driver with work to do around each of its nodes:

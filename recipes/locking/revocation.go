@@ -56,12 +56,16 @@ func WatchRevocation(h *Hold, fn func()) {
 				return
 			}
 			if bytes.Equal(data, RevokeMessage) {
+				h.noteLoss(reasonRevoked)
 				fn()
 				return
 			}
 			select {
 			case ev := <-ch:
 				if ev.Type == zk.EventNodeDeleted {
+					// Deleted while still held: not by our Release,
+					// which ends the hold first.
+					h.noteLoss(reasonNodeDeleted)
 					return
 				}
 			case <-h.Done():

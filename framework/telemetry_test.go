@@ -1,0 +1,126 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/internal/oteltest"
+	"github.com/gocurator/curator/retry"
+	"github.com/gocurator/curator/zktest"
+)
+
+// The client's metrics, read back with the SDK's in-memory reader: requests
+// by operation and result, a retry and a protected-create recovery across a
+// lost reply, state transitions, and a guaranteed delete pending while the
+// connection is cut; client spans only under a recording parent.
+func TestTelemetryClient(t *testing.T) {
+	srv := server(t)
+	ns := newNamespace(t)
+	tel := oteltest.New(t)
+	proxy := zktest.NewProxy(t, srv.Addr())
+	c := connect(t, proxy.Addr(), WithNamespace(ns),
+		WithMeterProvider(tel.Meters), WithTracerProvider(tel.Traces),
+		WithRetryPolicy(retry.NTimes(20, 100*time.Millisecond)),
+		WithSessionTimeout(10*time.Second))
+	direct := connectNS(t, ns)
+	ctx := testCtx(t)
+	states := record(c)
+	defer states.cancel()
+	op := func(name string) attribute.KeyValue { return attribute.String("curator.operation", name) }
+	res := func(name string) attribute.KeyValue { return attribute.String("curator.result", name) }
+	const requests = "curator.client.request.duration"
+
+	if _, err := c.Create(ctx, "/dir", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Create(ctx, "/dir", nil); !errors.Is(err, zk.ErrNodeExists) {
+		t.Fatalf("second create: %v, want ErrNodeExists", err)
+	}
+	if _, _, err := c.Get(ctx, "/missing"); !errors.Is(err, zk.ErrNoNode) {
+		t.Fatalf("get of a missing node: %v, want ErrNoNode", err)
+	}
+	for _, tt := range []struct {
+		op, res string
+		want    uint64
+	}{{"create", "ok", 1}, {"create", "node_exists", 1}, {"get", "no_node", 1}, {"get", "ok", 0}} {
+		if got := tel.Count(t, requests, op(tt.op), res(tt.res)); got != tt.want {
+			t.Errorf("requests %s/%s = %d, want %d", tt.op, tt.res, got, tt.want)
+		}
+	}
+	if got := tel.Sum(t, "curator.client.state_transitions", attribute.String("curator.state", "connected")); got != 1 {
+		t.Errorf("transitions to connected = %d, want 1", got)
+	}
+
+	// A request without a recording span in its context makes none; one
+	// under a span is its child.
+	if n := len(tel.Spans.Ended()); n != 0 {
+		t.Fatalf("%d spans without a parent, want none", n)
+	}
+	pctx, parent := tel.Traces.Tracer("test").Start(ctx, "parent")
+	if _, err := c.Exists(pctx, "/dir"); err != nil {
+		t.Fatal(err)
+	}
+	parent.End()
+	spans := tel.Ended("curator.client.exists")
+	if len(spans) != 1 || spans[0].Parent().SpanID() != parent.SpanContext().SpanID() {
+		t.Fatalf("exists spans = %v, want one child of the parent span", spans)
+	}
+
+	// A lost reply: the protected create is retried and finds its node.
+	fired := proxy.LoseNextCreateReply()
+	if _, err := c.Create(ctx, "/dir/p-", nil, WithMode(EphemeralSequential), Protected()); err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, fired, testTimeout, "lost-reply fault")
+	states.expect(t, testTimeout, connstate.Suspended, connstate.Reconnected)
+	if got := tel.Sum(t, "curator.client.protected_create.recoveries"); got != 1 {
+		t.Errorf("protected-create recoveries = %d, want 1", got)
+	}
+	if got := tel.Sum(t, "curator.client.retries", op("create")); got < 1 {
+		t.Errorf("create retries = %d, want at least 1", got)
+	}
+	for _, s := range []string{"suspended", "reconnected"} {
+		if got := tel.Sum(t, "curator.client.state_transitions", attribute.String("curator.state", s)); got != 1 {
+			t.Errorf("transitions to %s = %d, want 1", s, got)
+		}
+	}
+
+	// A guaranteed delete that fails while cut off is pending until the
+	// connection is back.
+	if _, err := c.Create(ctx, "/gone", nil); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Cut()
+	states.expect(t, testTimeout, connstate.Suspended)
+	dctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	err := c.Delete(dctx, "/gone", Guaranteed())
+	cancel()
+	if err == nil {
+		t.Fatal("delete while cut off succeeded")
+	}
+	const pending = "curator.client.guaranteed_deletes.pending"
+	if got := tel.Sum(t, pending); got != 1 {
+		t.Fatalf("pending guaranteed deletes = %d, want 1", got)
+	}
+	if got := tel.Count(t, requests, op("delete"), res("deadline")); got != 1 {
+		t.Errorf("requests delete/deadline = %d, want 1", got)
+	}
+	proxy.Restore()
+	states.expect(t, testTimeout, connstate.Reconnected)
+	deadline := time.Now().Add(testTimeout)
+	for tel.Sum(t, pending) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the guaranteed delete is still pending")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if st, err := direct.Exists(ctx, "/gone"); err != nil || st != nil {
+		t.Fatalf("after the guaranteed delete: exists = %v, %v; want gone", st, err)
+	}
+}

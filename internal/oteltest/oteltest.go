@@ -1,0 +1,142 @@
+// Package oteltest reads back, in tests, what the instrumented packages
+// record: OpenTelemetry's SDK with its in-memory metric reader and span
+// recorder. Only tests import it (the library depends on the API alone).
+package oteltest
+
+import (
+	"context"
+	"testing"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+)
+
+// Telemetry is a meter provider and a tracer provider whose data the test
+// reads back; both are shut down at the test's cleanup.
+type Telemetry struct {
+	Reader *sdkmetric.ManualReader
+	Meters *sdkmetric.MeterProvider
+	Spans  *tracetest.SpanRecorder
+	Traces *sdktrace.TracerProvider
+}
+
+// New returns providers for a test.
+func New(t testing.TB) *Telemetry {
+	r := sdkmetric.NewManualReader()
+	rec := tracetest.NewSpanRecorder()
+	tel := &Telemetry{
+		Reader: r,
+		Meters: sdkmetric.NewMeterProvider(sdkmetric.WithReader(r)),
+		Spans:  rec,
+		Traces: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)),
+	}
+	t.Cleanup(func() {
+		_ = tel.Meters.Shutdown(context.Background())
+		_ = tel.Traces.Shutdown(context.Background())
+	})
+	return tel
+}
+
+// Point is one series of a metric: its attributes and value (a sum's
+// value, or a histogram's count and sum).
+type Point struct {
+	Attrs attribute.Set
+	Value int64   // sums
+	Count uint64  // histograms
+	Sum   float64 // histograms
+}
+
+// Points collects the metric called name, every series of it; none if it
+// was never recorded.
+func (tel *Telemetry) Points(t testing.TB, name string) []Point {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := tel.Reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatalf("collecting metrics: %v", err)
+	}
+	var out []Point
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != name {
+				continue
+			}
+			switch d := m.Data.(type) {
+			case metricdata.Sum[int64]:
+				for _, p := range d.DataPoints {
+					out = append(out, Point{Attrs: p.Attributes, Value: p.Value})
+				}
+			case metricdata.Histogram[float64]:
+				for _, p := range d.DataPoints {
+					out = append(out, Point{Attrs: p.Attributes, Count: p.Count, Sum: p.Sum})
+				}
+			default:
+				t.Fatalf("metric %s: unexpected data %T", name, m.Data)
+			}
+		}
+	}
+	return out
+}
+
+// matches reports whether set has every attribute of want.
+func matches(set attribute.Set, want []attribute.KeyValue) bool {
+	for _, kv := range want {
+		v, ok := set.Value(kv.Key)
+		if !ok || v != kv.Value {
+			return false
+		}
+	}
+	return true
+}
+
+// Sum adds up the values of the series of the counter name that carry
+// every attribute of want.
+func (tel *Telemetry) Sum(t testing.TB, name string, want ...attribute.KeyValue) int64 {
+	t.Helper()
+	var n int64
+	for _, p := range tel.Points(t, name) {
+		if matches(p.Attrs, want) {
+			n += p.Value
+		}
+	}
+	return n
+}
+
+// Count adds up the counts of the series of the histogram name that carry
+// every attribute of want.
+func (tel *Telemetry) Count(t testing.TB, name string, want ...attribute.KeyValue) uint64 {
+	t.Helper()
+	var n uint64
+	for _, p := range tel.Points(t, name) {
+		if matches(p.Attrs, want) {
+			n += p.Count
+		}
+	}
+	return n
+}
+
+// Series returns the attribute sets of name's series with a non-zero
+// value or count.
+func (tel *Telemetry) Series(t testing.TB, name string) []attribute.Set {
+	t.Helper()
+	var out []attribute.Set
+	for _, p := range tel.Points(t, name) {
+		if p.Value != 0 || p.Count != 0 {
+			out = append(out, p.Attrs)
+		}
+	}
+	return out
+}
+
+// Ended returns the ended spans called name.
+func (tel *Telemetry) Ended(name string) []sdktrace.ReadOnlySpan {
+	var out []sdktrace.ReadOnlySpan
+	for _, s := range tel.Spans.Ended() {
+		if s.Name() == name {
+			out = append(out, s)
+		}
+	}
+	return out
+}
