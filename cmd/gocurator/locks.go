@@ -66,7 +66,7 @@ func (a *app) listing(ctx context.Context, c *framework.Client, path string, rec
 		return nil, nil, a.describe(path, err)
 	}
 	locks := inspect.Find(path, root, recursive)
-	if len(locks) == 0 && len(root.Children) > 0 && !(recursive && hasContainers(root)) {
+	if len(locks) == 0 && len(root.Children) > 0 && !(recursive && hasLockDirs(root)) {
 		return nil, nil, notARecipe(path, root, recursive)
 	}
 	s := inspect.QuerySessions(rctx, inspect.Servers(a.zk), a.timeout)
@@ -74,12 +74,13 @@ func (a *app) listing(ctx context.Context, c *framework.Client, path string, rec
 	return locks, s, nil
 }
 
-// hasContainers reports whether there is a container node below z: what
-// recipes make for their directories (so a tree of idle lock directories is
-// an answer, "none in use", not a wrong path).
-func hasContainers(z *inspect.Znode) bool {
+// hasLockDirs reports whether there is an empty directory below z (see
+// inspect.Znode.IsEmptyParent), as idle recipes leave until the server
+// reaps them: a tree of those is an answer, "none in use", not a wrong
+// path.
+func hasLockDirs(z *inspect.Znode) bool {
 	for _, c := range z.Children {
-		if c.Owner == inspect.ContainerOwner || hasContainers(c) {
+		if c.IsEmptyParent() || hasLockDirs(c) {
 			return true
 		}
 	}

@@ -31,11 +31,13 @@ func (a *app) orphansCommand() *cobra.Command {
                 but the session has not expired yet, so the node, and the
                 lock it holds, stay until the session timeout passes.
                 Needs the servers' "cons" four-letter word.
-  empty-parent  persistent nodes that once had children and have none now:
-                lock directories made by clients that create plain
-                persistent parents. The server deletes empty containers
-                (what Curator 4+ and gocurator make) but never these, so
-                they pile up.`,
+  empty-parent  nodes without data that once had children and have none
+                now: lock directories. The server deletes an empty
+                container (what Curator 4+ and gocurator make) at its next
+                check, every minute by default, but never a persistent one
+                (what older clients make), so those pile up. ZooKeeper does
+                not tell a client which kind a node is: one still listed
+                after a minute or two is persistent.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.orphans(cmd.Context(), args[0])

@@ -55,7 +55,7 @@ func writeLocks(w io.Writer, locks []inspect.Lock) {
 func maxNote(l inspect.Lock) string {
 	if l.Max == 0 {
 		if l.Kind == inspect.KindSemaphoreV2 {
-			return " (max unknown: see semaphore leases --max/--count)"
+			return " (max unknown)"
 		}
 		return ""
 	}

@@ -28,8 +28,9 @@ mutex's) when --max or --count says how many leases it allows.
 The maximum is not written in either layout: give it with --max N, or with
 --count PATH, the SharedCount the semaphore reads it from (Curator's
 SharedCountReader constructor; recipes/semaphore WithMaxLeasesFrom). Without
-it every V2 lease node is shown as held (the lease of an acquirer that waits
-at the gate is then counted as held too).`,
+it every V2 lease node is shown as held, but the newest one when the gate
+holder owns it: only the gate holder makes leases, and it waits with the
+gate held while there are too many.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.semaphoreLeases(cmd.Context(), args[0], max, count)

@@ -70,7 +70,7 @@ func TestSemaphoreLeasesV2WithJavaHolder(t *testing.T) {
 		t.Fatalf("table:\n%s", table)
 	}
 	ls := e.lsJSON(path)
-	if len(ls) != 1 || ls[0].Kind != inspect.KindSemaphoreV2 || ls[0].Max != 0 {
+	if len(ls) != 1 || ls[0].Kind != inspect.KindSemaphoreV2 || ls[0].Max != 0 || len(ls[0].Holders) != 2 || len(ls[0].Waiters) != 2 {
 		t.Fatalf("locks ls: %+v", ls)
 	}
 

@@ -140,8 +140,9 @@ func readWrite(path string, ps []Participant) Lock {
 
 // semaphoreV2 recognises Curator's InterProcessSemaphoreV2 at dir: a
 // leases/ child, with lease nodes in it or a locks/ child beside it. With
-// no maximum known every lease is shown as held (see ApplyMax); the gate's
-// nodes are waiters, in order.
+// no maximum known every lease is shown as held (see ApplyMax) but the
+// newest one when the gate holder owns it; the gate's nodes are waiters,
+// in order.
 func semaphoreV2(path string, dir *Znode) (Lock, bool) {
 	leases, locks := dir.Child(v2Leases), dir.Child(v2Locks)
 	if leases == nil {
@@ -166,11 +167,19 @@ func semaphoreV2(path string, dir *Znode) (Lock, bool) {
 	}
 	sortBySeq(held)
 	sortBySeq(gate)
+	// Only the gate holder makes lease nodes, and it waits, still holding
+	// the gate, while there are too many: a newest lease of the gate
+	// holder's session is waiting (or admitted this instant, about to
+	// release the gate).
+	var waiting []Participant
+	if n := len(held); n > 1 && len(gate) > 0 && held[n-1].owner == gate[0].owner {
+		held, waiting = held[:n-1], held[n-1:]
+	}
 	return Lock{
 		Path:    path,
 		Kind:    KindSemaphoreV2,
 		Holders: append([]Participant{}, held...),
-		Waiters: append([]Participant{}, gate...),
+		Waiters: append(append([]Participant{}, waiting...), gate...),
 	}, true
 }
 

@@ -67,7 +67,7 @@ func cur(mark string, seq int32, owner int64) *Znode {
 }
 
 func dir(children ...*Znode) *Znode {
-	return &Znode{Name: "d", Children: children, Loaded: true, Owner: ContainerOwner}
+	return &Znode{Name: "d", Children: children, Loaded: true}
 }
 
 // seqs returns "role:seq" of each participant.
@@ -123,6 +123,14 @@ func TestClassify(t *testing.T) {
 			dir(&Znode{Name: "leases", Loaded: true, Children: []*Znode{cur(markLease, 1, 1), cur(markLease, 0, 2)}},
 				&Znode{Name: "locks", Loaded: true, Children: []*Znode{cur(markLock, 8, 3)}}),
 			[]string{KindSemaphoreV2}, []string{"lease:0 lease:1"}, []string{"gate:8"}},
+		{"V2 semaphore: the gate holder's newest lease waits",
+			dir(&Znode{Name: "leases", Loaded: true, Children: []*Znode{cur(markLease, 1, 1), cur(markLease, 2, 2), cur(markLease, 3, 3)}},
+				&Znode{Name: "locks", Loaded: true, Children: []*Znode{cur(markLock, 8, 3), cur(markLock, 9, 4)}}),
+			[]string{KindSemaphoreV2}, []string{"lease:1 lease:2"}, []string{"lease:3 gate:8 gate:9"}},
+		{"V2 semaphore: a lone lease of the gate holder is held",
+			dir(&Znode{Name: "leases", Loaded: true, Children: []*Znode{cur(markLease, 1, 3)}},
+				&Znode{Name: "locks", Loaded: true, Children: []*Znode{cur(markLock, 8, 3)}}),
+			[]string{KindSemaphoreV2}, []string{"lease:1"}, []string{"gate:8"}},
 		{"idle V2 semaphore",
 			dir(&Znode{Name: "leases", Loaded: true}, &Znode{Name: "locks", Loaded: true}),
 			[]string{KindSemaphoreV2}, []string{""}, []string{""}},
@@ -294,12 +302,13 @@ func TestServers(t *testing.T) {
 func TestOrphans(t *testing.T) {
 	s := &Sessions{addrs: map[int64]string{1: "h:1"}, Complete: true}
 	root := dir(
-		&Znode{Name: "locks", Loaded: true, Owner: ContainerOwner, Cversion: 4, Children: []*Znode{
-			{Name: "a", Loaded: true, Owner: ContainerOwner, Cversion: 2, Children: []*Znode{cur(markLock, 1, 1), cur(markLock, 2, 2)}},
-			{Name: "idle-container", Loaded: true, Owner: ContainerOwner, Cversion: 2},
+		&Znode{Name: "locks", Loaded: true, Cversion: 4, Children: []*Znode{
+			{Name: "a", Loaded: true, Cversion: 2, Children: []*Znode{cur(markLock, 1, 1), cur(markLock, 2, 2)}},
+			{Name: "idle", Loaded: true, Cversion: 2},
 		}},
-		&Znode{Name: "old", Loaded: true, Cversion: 2},        // empty persistent parent
-		&Znode{Name: "config", Loaded: true, Data: []byte{1}}, // a leaf that never had children
+		&Znode{Name: "old", Loaded: true, Cversion: 2},                             // empty parent
+		&Znode{Name: "config", Loaded: true, Data: []byte{1}},                      // a leaf that never had children
+		&Znode{Name: "count", Loaded: true, Data: []byte{0, 0, 0, 2}, Cversion: 1}, // data: not a directory
 		&Znode{Name: "zookeeper", Loaded: true, Cversion: 1},
 	)
 	var got []string
@@ -308,6 +317,7 @@ func TestOrphans(t *testing.T) {
 	}
 	want := []string{
 		"session-gone /locks/a/" + cur(markLock, 2, 2).Name + " 0x2",
+		"empty-parent /locks/idle ",
 		"empty-parent /old ",
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -315,7 +325,7 @@ func TestOrphans(t *testing.T) {
 	}
 	// Without every server's answer, no session can be called gone.
 	partial := &Sessions{addrs: map[int64]string{1: "h:1"}}
-	if n := len(Orphans("/", root, partial, time.Unix(2000, 0))); n != 1 {
-		t.Fatalf("%d orphans with unknown sessions, want the empty parent only", n)
+	if n := len(Orphans("/", root, partial, time.Unix(2000, 0))); n != 2 {
+		t.Fatalf("%d orphans with unknown sessions, want the empty parents only", n)
 	}
 }

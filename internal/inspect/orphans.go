@@ -9,9 +9,13 @@ const (
 	// expires the session (at most the session timeout after the owner
 	// was last heard from).
 	OrphanSessionGone = "session-gone"
-	// OrphanEmptyParent: a persistent node with no children that once had
-	// some (a lock directory made by a client that creates plain
-	// persistent parents; containers are deleted by the server instead).
+	// OrphanEmptyParent: a node without data or children that once had
+	// children: a lock directory. The server deletes an empty container
+	// (what Curator 4+ and this module make) on its next check, every
+	// minute by default (znode.container.checkIntervalMs), but never a
+	// persistent one, which old clients make. ZooKeeper does not tell a
+	// client which a node is: one still listed after the check interval is
+	// persistent.
 	OrphanEmptyParent = "empty-parent"
 )
 
@@ -28,7 +32,7 @@ type Orphan struct {
 // Orphans walks the loaded tree at path and returns, depth first in name
 // order, the ephemeral nodes whose owner session is not connected (only
 // when s is Complete: otherwise nothing can be said of them) and the empty
-// persistent parents. /zookeeper is skipped.
+// parents (see OrphanEmptyParent). /zookeeper is skipped.
 func Orphans(path string, root *Znode, s *Sessions, now time.Time) []Orphan {
 	var out []Orphan
 	var walk func(p string, z *Znode)
@@ -43,7 +47,7 @@ func Orphans(path string, root *Znode, s *Sessions, now time.Time) []Orphan {
 				out = append(out, Orphan{Node: p, Reason: OrphanSessionGone, Session: SessionHex(z.Owner),
 					Token: z.Czxid, Created: z.Ctime, AgeSeconds: age})
 			}
-		case z.IsPersistent() && z.NumChildren == 0 && z.Cversion > 0:
+		case z.IsEmptyParent():
 			out = append(out, Orphan{Node: p, Reason: OrphanEmptyParent, Token: z.Czxid, Created: z.Ctime, AgeSeconds: age})
 		}
 		for _, c := range z.Children {

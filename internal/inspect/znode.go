@@ -1,9 +1,6 @@
 package inspect
 
-import (
-	"math"
-	"time"
-)
+import "time"
 
 // Znode is what Load read of one node: its name, data and stat, and its
 // children when they were read (Loaded).
@@ -15,8 +12,9 @@ type Znode struct {
 	Czxid int64
 	// Ctime is when the node was created.
 	Ctime time.Time
-	// Owner is the ephemeral owner: the session of an ephemeral node, 0 for
-	// a persistent one, ContainerOwner for a container.
+	// Owner is the ephemeral owner: the session of an ephemeral node, 0
+	// for any other (ZooKeeper shows 0 for containers and TTL nodes too, so
+	// a client cannot tell them from persistent nodes).
 	Owner       int64
 	NumChildren int32
 	// Cversion counts changes to the children: above 0, the node has had
@@ -27,19 +25,15 @@ type Znode struct {
 	Loaded bool
 }
 
-// ContainerOwner is the ephemeral owner ZooKeeper reports for a container
-// node (Long.MIN_VALUE).
-const ContainerOwner = math.MinInt64
-
 // IsEphemeral reports whether the node belongs to a session.
-func (z *Znode) IsEphemeral() bool {
-	// TTL nodes carry 0xFF in the top byte; containers MinInt64.
-	return z.Owner > 0
-}
+func (z *Znode) IsEphemeral() bool { return z.Owner != 0 }
 
-// IsPersistent reports whether the node is a plain persistent node (not a
-// container, TTL or ephemeral node).
-func (z *Znode) IsPersistent() bool { return z.Owner == 0 }
+// IsEmptyParent reports whether the node is an empty directory: no data,
+// no children now, and children once (its cversion counts their creations
+// and deletions). Lock directories left behind look like this.
+func (z *Znode) IsEmptyParent() bool {
+	return !z.IsEphemeral() && z.NumChildren == 0 && len(z.Children) == 0 && z.Cversion > 0 && len(z.Data) == 0
+}
 
 // Child returns the loaded child called name, or nil.
 func (z *Znode) Child(name string) *Znode {
