@@ -35,6 +35,7 @@
 //	EVENT revoked <id>
 //	EVENT count <id> <value>       a SharedCount saw a new value
 //	EVENT revokeFailed <id> <exception>
+//	EVENT leader <id> <true|false> a latch or selector gained or lost leadership
 //
 // Commands name a handle by an id chosen by the caller; paths are absolute
 // ZooKeeper paths, timeouts are in milliseconds (a negative timeout waits
@@ -62,7 +63,18 @@
 //	                             on a revocation request the driver releases it
 //	                             and emits "EVENT revoked <id>"
 //	revoke <lock node path>      Revoker.attemptRevoke
-//	close <id>                   close (SharedCount) and forget a handle
+//	latch <id> <path> <pid>      create and start a LeaderLatch with participant
+//	                             id pid; emits "EVENT leader <id> true|false"
+//	                             from its LeaderLatchListener
+//	selector <id> <path> <pid>   create and start an auto-requeued LeaderSelector;
+//	                             each term emits "EVENT leader <id> true", lasts
+//	                             until "yield <id>", then emits "... false"
+//	yield <id>                   end a selector's term    -> OK true|false
+//	hasLeadership <id>           a latch's or selector's  -> OK true|false
+//	leaders <id>                 getParticipants of a latch or selector
+//	                             -> OK id:isLeader,id:isLeader,...
+//	close <id>                   close (SharedCount, LeaderLatch, LeaderSelector)
+//	                             and forget a handle
 //	ping                         -> OK pong
 //	quit                         release everything, close the client -> OK bye
 //

@@ -17,6 +17,11 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.imps.ProtectedUtils;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.recipes.leader.LeaderSelector;
+import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
+import org.apache.curator.framework.recipes.leader.Participant;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
@@ -66,6 +71,9 @@ public final class Driver {
     private final Map<String, Object> handles = new HashMap<>();
     private final Map<String, Lease> leases = new HashMap<>();
     private final Map<String, String> semaphorePaths = new HashMap<>();
+    // The current term of each LeaderSelector: counted down by "yield".
+    private final Map<String, java.util.concurrent.atomic.AtomicReference<java.util.concurrent.CountDownLatch>> terms =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     private CuratorFramework client;
 
@@ -244,6 +252,87 @@ public final class Driver {
                 VersionedValue<Integer> current = count.getVersionedValue();
                 return Boolean.toString(count.trySetCount(current, Integer.parseInt(a[2])));
             }
+            case "latch": {
+                // latch <id> <path> <participantId>: a started LeaderLatch.
+                args(a, 3);
+                String id = a[1];
+                fresh(id);
+                LeaderLatch latch = new LeaderLatch(client, a[2], a[3]);
+                latch.addListener(new LeaderLatchListener() {
+                    @Override
+                    public void isLeader() {
+                        emit("EVENT leader " + id + " true");
+                    }
+
+                    @Override
+                    public void notLeader() {
+                        emit("EVENT leader " + id + " false");
+                    }
+                });
+                handles.put(id, latch);
+                latch.start();
+                return "";
+            }
+            case "selector": {
+                // selector <id> <path> <participantId>: a started, auto-requeued
+                // LeaderSelector whose term lasts until "yield <id>".
+                args(a, 3);
+                String id = a[1];
+                fresh(id);
+                java.util.concurrent.atomic.AtomicReference<java.util.concurrent.CountDownLatch> term =
+                        new java.util.concurrent.atomic.AtomicReference<>();
+                terms.put(id, term);
+                LeaderSelector selector = new LeaderSelector(client, a[2], new LeaderSelectorListenerAdapter() {
+                    @Override
+                    public void takeLeadership(CuratorFramework c) throws Exception {
+                        java.util.concurrent.CountDownLatch yielded = new java.util.concurrent.CountDownLatch(1);
+                        term.set(yielded);
+                        emit("EVENT leader " + id + " true");
+                        try {
+                            yielded.await();
+                        } finally {
+                            term.set(null);
+                            emit("EVENT leader " + id + " false");
+                        }
+                    }
+                });
+                selector.setId(a[3]);
+                selector.autoRequeue();
+                handles.put(id, selector);
+                selector.start();
+                return "";
+            }
+            case "yield": {
+                args(a, 1);
+                java.util.concurrent.CountDownLatch yielded = terms.get(a[1]).get();
+                if (yielded == null) {
+                    return "false";
+                }
+                yielded.countDown();
+                return "true";
+            }
+            case "hasLeadership": {
+                args(a, 1);
+                Object h = handle(a[1]);
+                if (h instanceof LeaderLatch) {
+                    return Boolean.toString(((LeaderLatch) h).hasLeadership());
+                }
+                return Boolean.toString(get(a[1], LeaderSelector.class).hasLeadership());
+            }
+            case "leaders": {
+                // leaders <id>: getParticipants of a latch or selector, as
+                // id:isLeader,...
+                args(a, 1);
+                Object h = handle(a[1]);
+                Collection<Participant> ps = h instanceof LeaderLatch
+                        ? ((LeaderLatch) h).getParticipants()
+                        : get(a[1], LeaderSelector.class).getParticipants();
+                java.util.List<String> out = new ArrayList<>();
+                for (Participant p : ps) {
+                    out.add(p.getId() + ":" + p.isLeader());
+                }
+                return String.join(",", out);
+            }
             case "participants": {
                 args(a, 1);
                 Object h = handle(a[1]);
@@ -285,6 +374,11 @@ public final class Driver {
                 Object h = handle(a[1]);
                 if (h instanceof SharedCount) {
                     ((SharedCount) h).close();
+                } else if (h instanceof LeaderLatch) {
+                    ((LeaderLatch) h).close();
+                } else if (h instanceof LeaderSelector) {
+                    ((LeaderSelector) h).close();
+                    terms.remove(a[1]);
                 }
                 handles.remove(a[1]);
                 return "";
@@ -307,6 +401,10 @@ public final class Driver {
             try {
                 if (h instanceof SharedCount) {
                     ((SharedCount) h).close();
+                } else if (h instanceof LeaderLatch) {
+                    ((LeaderLatch) h).close();
+                } else if (h instanceof LeaderSelector) {
+                    ((LeaderSelector) h).close();
                 } else if (h instanceof InterProcessMutex) {
                     InterProcessMutex m = (InterProcessMutex) h;
                     while (m.isOwnedByCurrentThread()) {
