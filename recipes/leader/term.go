@@ -155,7 +155,26 @@ type termContext struct{ t *Term }
 
 func (c termContext) Deadline() (time.Time, bool) { return time.Time{}, false }
 func (c termContext) Done() <-chan struct{}       { return c.t.hold.Done() }
-func (c termContext) Value(key any) any           { return c.t.vals.Value(key) }
+func (c termContext) Value(key any) any {
+	if key == (termKey{}) {
+		return c.t
+	}
+	return c.t.vals.Value(key)
+}
+
+// termKey is the context key under which a term's Context carries it.
+type termKey struct{}
+
+// FromContext returns the Term whose Context ctx is, or is derived from;
+// nil if none. Run's function finds its term this way, for its Token and
+// FencedMulti.
+func FromContext(ctx context.Context) *Term {
+	if ctx == nil {
+		return nil
+	}
+	t, _ := ctx.Value(termKey{}).(*Term)
+	return t
+}
 func (c termContext) Err() error {
 	if c.t.hold.Err() != nil {
 		return context.Canceled
