@@ -41,10 +41,11 @@ func New(t testing.TB) *Telemetry {
 }
 
 // Point is one series of a metric: its attributes and value (a sum's
-// value, or a histogram's count and sum).
+// value, a gauge's, or a histogram's count and sum).
 type Point struct {
 	Attrs attribute.Set
 	Value int64   // sums
+	Gauge float64 // gauges
 	Count uint64  // histograms
 	Sum   float64 // histograms
 }
@@ -67,6 +68,10 @@ func (tel *Telemetry) Points(t testing.TB, name string) []Point {
 			case metricdata.Sum[int64]:
 				for _, p := range d.DataPoints {
 					out = append(out, Point{Attrs: p.Attributes, Value: p.Value})
+				}
+			case metricdata.Gauge[float64]:
+				for _, p := range d.DataPoints {
+					out = append(out, Point{Attrs: p.Attributes, Gauge: p.Value})
 				}
 			case metricdata.Histogram[float64]:
 				for _, p := range d.DataPoints {

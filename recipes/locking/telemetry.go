@@ -142,6 +142,12 @@ type lockInstruments struct {
 	holdOpts    [numHoldEnds][]metric.RecordOption
 	lossOpts    [numLossReasons][]metric.AddOption
 	spanOpts    []trace.SpanStartOption
+
+	// The holds alive, for the oldest-hold gauge (telemetry_oldest.go).
+	oldest      *oldestHolds // nil: no gauge
+	observeOpts []metric.ObserveOption
+	liveMu      sync.Mutex
+	live        map[*holdTelemetry]time.Time
 }
 
 // instruments returns l's instruments, made on first use.
@@ -200,6 +206,8 @@ func newLockInstruments(l *Internals) *lockInstruments {
 		t.lossOpts[r] = telemetry.AddOpts(metric.WithAttributeSet(set))
 	}
 	t.spanOpts = []trace.SpanStartOption{trace.WithAttributes(k, n)}
+	t.oldest = oldestFor(l.c.MeterProvider())
+	t.observeOpts = []metric.ObserveOption{metric.WithAttributeSet(attribute.NewSet(k, n))}
 	return t
 }
 
@@ -345,6 +353,7 @@ func (h *Hold) startTelemetry(t *lockInstruments) {
 	}
 	h.tel = holdTelemetry{t: t, start: time.Now()}
 	t.holders.Add(context.Background(), 1, t.base...)
+	t.liveAdd(&h.tel, h.tel.start)
 }
 
 // ended records the end of the hold, with h.mu held: by Release (err nil)
@@ -367,6 +376,7 @@ func (ht *holdTelemetry) ended(err error, why string) {
 		t.losses.Add(ctx, 1, t.lossOpts[reasonOf(why)]...)
 	}
 	t.holders.Add(ctx, -1, t.base...)
+	t.liveRemove(ht)
 	t.hold.Record(ctx, time.Since(ht.start).Seconds(), t.holdOpts[e]...)
 }
 

@@ -204,6 +204,10 @@ func testTelemetryPartition(t *testing.T, addr string) {
 	if got := tel.Sum(t, "curator.lock.holders"); got != 2 {
 		t.Fatalf("holders = %d, want 2", got)
 	}
+	const oldest = "curator.lock.hold.oldest"
+	if got := tel.Points(t, oldest); len(got) != 2 || got[0].Gauge < 0 || got[1].Gauge < 0 {
+		t.Fatalf("oldest holds = %v, want a non-negative age for each lock", got)
+	}
 
 	proxy.Cut()
 	testkit.WaitClosed(t, a.Done(), "the standard-policy hold to end")
@@ -227,6 +231,9 @@ func testTelemetryPartition(t *testing.T, addr string) {
 	}
 	if got := tel.Sum(t, "curator.lock.holders"); got != 0 {
 		t.Errorf("holders = %d after the losses, want 0", got)
+	}
+	if got := tel.Points(t, oldest); len(got) != 0 {
+		t.Errorf("oldest holds = %v after the losses, want no series", got)
 	}
 	if got := tel.Sum(t, "curator.client.session_expirations", attribute.String("curator.expiry.source", "client")); got != 2 {
 		t.Errorf("client-side session expirations = %d, want 2", got)
