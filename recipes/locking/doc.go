@@ -104,4 +104,9 @@
 // back. Close ends every Hold first, with framework.ErrClosed. Holds are
 // ended by the client's one registry (framework.Client.Guard), with no
 // goroutine per hold.
+//
+// A recipe may give its holds a policy of their own (WithErrorPolicy, for
+// leader.WithErrorPolicy): such a hold ends on the states that policy
+// counts as errors, on the end of its node's session and on Close, watched
+// by a state listener and a goroutine of its own.
 package locking
