@@ -374,7 +374,7 @@ func scenarios(f flags, names []string, rtt time.Duration) []bench.Scenario {
 			}
 		case bench.Uncontended:
 			out = append(out, bench.Scenario{Name: name, Clients: 1})
-		case bench.Cohort:
+		case bench.Cohort, bench.CohortTokens:
 			// Local hand-over pays off over a network: not at RTT 0.
 			if rtt > 0 {
 				out = append(out, bench.Scenario{Name: name, Clients: 4, PerSession: 16})

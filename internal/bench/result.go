@@ -11,12 +11,12 @@ import (
 // one client count (sessions), hold time and round-trip time. Latencies are
 // those of acquire, in milliseconds.
 type Result struct {
-	Workload  string `json:"workload"`
-	Impl      string `json:"impl"`
-	Clients   int    `json:"clients"`
+	Workload string `json:"workload"`
+	Impl     string `json:"impl"`
+	Clients  int    `json:"clients"`
 	// PerSession is the goroutines (Java threads) per session, 0 for one.
 	PerSession int `json:"per_session,omitempty"`
-	MaxLeases int    `json:"max_leases,omitempty"`
+	MaxLeases  int `json:"max_leases,omitempty"`
 	// HoldMs is the critical section: how long each holder keeps the lock
 	// before it releases it.
 	HoldMs float64 `json:"hold_ms,omitempty"`

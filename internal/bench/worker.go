@@ -33,7 +33,7 @@ type Worker struct {
 	// connection, shared with the other workers of the session.
 	Session int
 
-	pool    *sessionPool // nil: connections of the worker's own
+	pool *sessionPool // nil: connections of the worker's own
 
 	closers []func()
 }

@@ -32,10 +32,13 @@ const (
 	// sessions x 16 goroutines): ours with local hand-over, the others
 	// with one participant per goroutine, as they have no other way.
 	Cohort = "cohort"
+	// CohortTokens is Cohort with per-holder tokens (one round trip per
+	// local hand-over): ours only, for its cost next to Cohort.
+	CohortTokens = "cohort-tokens"
 )
 
 // Names lists every workload name the command accepts, in table order.
-var Names = []string{Raw, Mutex, Uncontended, Cohort, Read, Write, Semaphore, SemaphoreV2}
+var Names = []string{Raw, Mutex, Uncontended, Cohort, CohortTokens, Read, Write, Semaphore, SemaphoreV2}
 
 // Headline is the default set: the contended mutex, the uncontended
 // acquire+release, the read lock with readers only and the V1 semaphore

@@ -14,6 +14,17 @@ func init() {
 	// go-zookeeper's lock has no local hand-over: one participant per
 	// goroutine on the session's connection.
 	register(Workload{Name: Cohort, Impl: ImplZKLock, Peer: true, New: zkLockCycle})
+	register(Workload{Name: CohortTokens, Impl: ImplOurs, New: cohortTokensCycle})
+}
+
+// cohortTokensCycle is cohortCycle with per-holder tokens.
+func cohortTokensCycle(ctx context.Context, w *Worker) (Locker, error) {
+	c, err := w.Client(ctx)
+	if err != nil {
+		return Locker{}, err
+	}
+	m := mutex.New(c, w.Path, mutex.WithLocalHandover(CohortMax), mutex.WithPerHolderTokens())
+	return Locker{Acquire: m.Acquire, Release: m.Release}, nil
 }
 
 // cohortCycle is our mutex with WithLocalHandover(CohortMax): the workers

@@ -34,6 +34,9 @@ type cohort struct {
 	key cohortKey
 	l   *Internals // the loop of the handle that made the cohort
 	max int        // local hand-overs in a row, from the handle that made it
+	// perHolder gives every local holder a token of its own (see
+	// perHolderToken); from the handle that made the cohort.
+	perHolder bool
 
 	mu        sync.Mutex
 	global    *Hold              // the ZooKeeper hold, nil when none
@@ -67,25 +70,52 @@ var cohorts = struct {
 // cohortAcquire acquires l's lock for a local handle through the cohort of
 // l's lock on l's client (see cohort.acquire), made with maxHandovers if
 // there is none.
-func cohortAcquire(ctx context.Context, l *Internals, wait bool, maxHandovers int, mayHandOver func() bool) (*Hold, error) {
-	co := joinCohort(l, maxHandovers)
+func cohortAcquire(ctx context.Context, l *Internals, wait bool, maxHandovers int, perHolder bool, mayHandOver func() bool) (*Hold, error) {
+	co := joinCohort(l, maxHandovers, perHolder)
 	h, err := co.acquire(ctx, wait, mayHandOver)
 	if err != nil {
 		co.leave()
 		return nil, err
 	}
+	if co.perHolder && h.czxid == 0 {
+		// A local successor: its token is still to be made.
+		if err := co.perHolderToken(ctx, h); err != nil {
+			_ = h.Release(context.WithoutCancel(ctx)) // hands over, or deletes the node
+			return nil, err
+		}
+	}
 	return h, nil
+}
+
+// perHolderToken gives the local successor h a token of its own: it writes
+// the node's data again (one round trip; the data is unchanged, the
+// version grows) and takes the write's zxid (the node's mzxid), which is
+// greater than every zxid before it, so greater than the token of every
+// earlier holder, local or not, and smaller than the czxid of any node
+// created later. Its CheckOp then checks the version the write made, so an
+// earlier local holder's fenced write fails as well.
+func (co *cohort) perHolderToken(ctx context.Context, h *Hold) error {
+	data := co.l.driver.Node().Data
+	if data == nil {
+		data = co.l.c.DefaultData()
+	}
+	st, err := co.l.c.Set(ctx, h.node, data, -1)
+	if err != nil {
+		return fmt.Errorf("local hand-over: token: %w", err)
+	}
+	h.czxid, h.version = st.Mzxid, st.Version
+	return nil
 }
 
 // joinCohort returns the cohort of l's lock, made if there is none, with
 // one more user.
-func joinCohort(l *Internals, maxHandovers int) *cohort {
+func joinCohort(l *Internals, maxHandovers int, perHolder bool) *cohort {
 	key := keyOf(l)
 	cohorts.Lock()
 	defer cohorts.Unlock()
 	co := cohorts.m[key]
 	if co == nil {
-		co = &cohort{key: key, l: l, max: maxHandovers}
+		co = &cohort{key: key, l: l, max: maxHandovers, perHolder: perHolder}
 		cohorts.m[key] = co
 	}
 	co.mu.Lock()
@@ -232,6 +262,12 @@ func (co *cohort) installLocked(g *Hold, mayHandOver func() bool) *Hold {
 	co.global, co.streak = g, 0
 	g.setEnded(func(err error) { co.lost(g, err) })
 	co.holder = co.shareLocked(mayHandOver)
+	if co.perHolder {
+		// The first holder of a node: the node's czxid, at version 0
+		// (unless written since, by a revocation say: then the check
+		// fails, and the holder should release).
+		co.holder.czxid = g.czxid
+	}
 	return co.holder
 }
 
@@ -240,7 +276,11 @@ func (co *cohort) installLocked(g *Hold, mayHandOver func() bool) *Hold {
 // unless mayHandOver (if set) says no at that moment.
 func (co *cohort) shareLocked(mayHandOver func() bool) *Hold {
 	g := co.global
-	h := &Hold{c: g.c, log: g.log, node: g.node, czxid: g.czxid, session: g.session, mayHandOver: mayHandOver}
+	h := &Hold{c: g.c, log: g.log, node: g.node, czxid: g.czxid, session: g.session, mayHandOver: mayHandOver,
+		versioned: co.perHolder}
+	if co.perHolder {
+		h.czxid = 0 // made by the successor (perHolderToken) before it holds
+	}
 	h.release = func(ctx context.Context) error { return co.release(ctx, h) }
 	h.ended = func(error) { co.leave() }
 	return h

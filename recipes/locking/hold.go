@@ -30,6 +30,11 @@ type Hold struct {
 	// mayHandOver, if set, is asked by a cohort's share before it hands
 	// over locally; false releases the node instead.
 	mayHandOver func() bool
+	// version, with versioned, is the node's data version this holder
+	// knows: CheckOp then checks it, so that an earlier local holder of
+	// the node (a cohort with per-holder tokens) cannot write.
+	version   int32
+	versioned bool
 
 	mu       sync.Mutex
 	err      error // nil while held
@@ -221,6 +226,9 @@ func (h *Hold) Release(ctx context.Context) error {
 func (h *Hold) CheckOp() framework.Op {
 	if h == nil {
 		return framework.Op{}
+	}
+	if h.versioned {
+		return framework.CheckOp(h.node, h.version)
 	}
 	return framework.CheckOp(h.node, -1)
 }

@@ -46,6 +46,10 @@ type ReentrantHooks struct {
 	// mutex's WithLocalHandover). The cohort takes the value of the
 	// handle that made it.
 	LocalHandover int
+	// PerHolderTokens, with LocalHandover, gives every local holder a
+	// fencing token of its own, at one round trip per local hand-over (see
+	// the mutex's WithPerHolderTokens).
+	PerHolderTokens bool
 	// MayHandOver, with LocalHandover, is asked when the handle's last
 	// Release would hand the hold to a local waiter: false deletes the
 	// node instead (the read/write lock's write side says no while the
@@ -122,7 +126,7 @@ func (r *Reentrant) Acquire(ctx context.Context, wait bool) error {
 // acquire runs the loop, or the cohort's acquire with LocalHandover.
 func (r *Reentrant) acquire(ctx context.Context, wait bool) (*Hold, error) {
 	if r.hooks.LocalHandover > 0 {
-		return cohortAcquire(ctx, r.l, wait, r.hooks.LocalHandover, r.hooks.MayHandOver)
+		return cohortAcquire(ctx, r.l, wait, r.hooks.LocalHandover, r.hooks.PerHolderTokens, r.hooks.MayHandOver)
 	}
 	return r.l.Acquire(ctx, wait)
 }

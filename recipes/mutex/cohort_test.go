@@ -25,6 +25,7 @@ func TestLocalHandover(t *testing.T) {
 	t.Run("exclusion and tokens", func(t *testing.T) { testCohortExclusion(t, addr) })
 	t.Run("fairness bound", func(t *testing.T) { testCohortFairness(t, addr) })
 	t.Run("token shared locally, greater across processes", func(t *testing.T) { testCohortTokens(t, addr) })
+	t.Run("per-holder tokens", func(t *testing.T) { testCohortPerHolderTokens(t, addr) })
 	t.Run("cancel while queued locally", func(t *testing.T) { testCohortCancel(t, addr) })
 	t.Run("try acquire", func(t *testing.T) { testCohortTry(t, addr) })
 	t.Run("reentrant", func(t *testing.T) { testCohortReentrant(t, addr) })
@@ -528,4 +529,62 @@ func TestLocalHandoverInteropWithCurator(t *testing.T) {
 		t.Error(err)
 	}
 	eventually(t, "no lock node left", func() bool { return len(children(t, c, path)) == 0 })
+}
+
+// With WithPerHolderTokens every local holder has a token of its own:
+// greater than its predecessor's (local or not), and the server rejects an
+// earlier local holder's fenced write.
+func testCohortPerHolderTokens(t *testing.T, addr string) {
+	ns := namespace(t)
+	a := connect(t, addr, ns)
+	b := connect(t, addr, ns)
+	ctx := ctxT(t)
+	opts := []mutex.Option{mutex.WithLocalHandover(4), mutex.WithPerHolderTokens()}
+	h1, h2 := mutex.New(a, lockPath, opts...), mutex.New(a, lockPath, opts...)
+	if err := h1.Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t1, node := h1.FencingToken(), h1.Node()
+	check1, err := h1.CheckOp()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h1.FencedMulti(ctx, framework.CreateOp("/first", nil, framework.Persistent)); err != nil {
+		t.Fatalf("first holder's fenced write: %v", err)
+	}
+	waiting := make(chan error, 1)
+	go func() { waiting <- h2.Acquire(ctx) }()
+	eventually(t, "h2 queued locally", func() bool { return cohortQueued(h2) })
+	if err := h1.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-waiting; err != nil {
+		t.Fatal(err)
+	}
+	t2 := h2.FencingToken()
+	if h2.Node() != node || t2 <= t1 {
+		t.Fatalf("local successor: node %s token %d, want node %s and a token > %d", h2.Node(), t2, node, t1)
+	}
+	if _, err := a.Multi(ctx, check1, framework.CreateOp("/stale", nil, framework.Persistent)); !errors.Is(err, zk.ErrBadVersion) {
+		t.Fatalf("fenced write of the earlier local holder: %v, want zk.ErrBadVersion", err)
+	}
+	if _, err := h2.FencedMulti(ctx, framework.CreateOp("/second", nil, framework.Persistent)); err != nil {
+		t.Fatalf("successor's fenced write: %v", err)
+	}
+	other := mutex.New(b, lockPath)
+	got := make(chan error, 1)
+	go func() { got <- other.Acquire(ctx) }()
+	eventually(t, "B queued", func() bool { return len(children(t, b, lockPath)) == 2 })
+	if err := h2.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	if other.FencingToken() <= t2 {
+		t.Fatalf("holder in another process: token %d, want > %d", other.FencingToken(), t2)
+	}
+	if err := other.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
 }

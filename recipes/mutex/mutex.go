@@ -35,7 +35,7 @@ func New(c *framework.Client, path string, opts ...Option) *Mutex {
 		data = []byte{}
 	}
 	m := &Mutex{}
-	hooks := locking.ReentrantHooks{LocalHandover: o.localHandover}
+	hooks := locking.ReentrantHooks{LocalHandover: o.localHandover, PerHolderTokens: o.perHolderTokens}
 	if o.revoked != nil {
 		hooks.Changed = func() {
 			if h := m.r.Hold(); h != nil {

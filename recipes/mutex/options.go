@@ -18,7 +18,9 @@ type options struct {
 	revoked func(*Mutex)
 	// localHandover is WithLocalHandover's max, 0 for none.
 	localHandover int
-	err           error // the first invalid option's
+	// perHolderTokens is WithPerHolderTokens.
+	perHolderTokens bool
+	err             error // the first invalid option's
 }
 
 // WithData sets the data of the lock node (default: the client's default
@@ -55,4 +57,18 @@ func WithLocalHandover(max int) Option {
 		}
 		o.localHandover = max
 	}
+}
+
+// WithPerHolderTokens, with WithLocalHandover, gives every local holder a
+// fencing token of its own instead of sharing its node's: a local hand-over
+// then writes the node once (one round trip, on the critical path; the data
+// is unchanged, its version grows) and the new holder's FencingToken is
+// that write's zxid, strictly greater than every earlier holder's, local
+// or in another process. CheckOp and FencedMulti check the node's version,
+// so the server also rejects a fenced write of an earlier local holder. The
+// cost is the round trip per local hand-over that the option otherwise
+// saves (see docs/mutex.md#local-hand-over). Without WithLocalHandover it
+// does nothing.
+func WithPerHolderTokens() Option {
+	return func(o *options) { o.perHolderTokens = true }
 }
