@@ -26,10 +26,14 @@ func (rs Rows) find(workload, impl string, clients int, holdMs float64) (Result,
 // VsCurator is r's throughput over Curator's in the same scenario (the
 // semaphores against InterProcessSemaphoreV2, Curator's only semaphore).
 func (rs Rows) VsCurator(r Result) (float64, bool) {
-	if _, ok := CuratorWorkload(r.Workload); !ok || r.Impl == ImplCurator || !r.OK() {
+	name := r.Workload
+	if name == CohortTokens {
+		name = Cohort // Curator has one row for both
+	}
+	if _, ok := CuratorWorkload(name); !ok || r.Impl == ImplCurator || !r.OK() {
 		return 0, false
 	}
-	return rs.ratio(r, r.Workload, ImplCurator)
+	return rs.ratio(r, name, ImplCurator)
 }
 
 // VsZKLock is r's throughput over go-zookeeper's zk.Lock, for the
@@ -39,8 +43,10 @@ func (rs Rows) VsZKLock(r Result) (float64, bool) {
 		return 0, false
 	}
 	switch r.Workload {
-	case Mutex, Uncontended:
+	case Mutex, Uncontended, Cohort:
 		return rs.ratio(r, r.Workload, ImplZKLock)
+	case CohortTokens:
+		return rs.ratio(r, Cohort, ImplZKLock)
 	case Write:
 		return rs.ratio(r, Mutex, ImplZKLock)
 	}
