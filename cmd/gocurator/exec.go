@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,9 +12,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/spf13/cobra"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/locking"
 	"github.com/gocurator/curator/recipes/mutex"
 	"github.com/gocurator/curator/recipes/semaphore"
 )
@@ -28,8 +31,9 @@ const (
 type execOptions struct {
 	leases int
 	v2     bool
-	grace  time.Duration
-	wait   time.Duration
+	grace     time.Duration
+	wait      time.Duration
+	revocable bool
 }
 
 func (a *app) execCommand() *cobra.Command {
@@ -46,8 +50,9 @@ later holder) in GOCURATOR_FENCING_TOKEN and the lock node's path in
 GOCURATOR_LOCK_NODE: pass the token to the resource the lock protects so it
 can refuse a stale holder.
 
-If the hold is lost (the session is suspended or expires, or the node is
-deleted), CMD is sent SIGTERM, then SIGKILL after --grace. SIGINT, SIGTERM
+If the hold is lost (the connection is suspended or the session expires; the
+lock node is deleted, as gocurator break does; with --revocable, a
+revocation request comes), CMD is sent SIGTERM, then SIGKILL after --grace. SIGINT, SIGTERM
 and SIGHUP sent to gocurator are passed on to CMD; while still waiting for
 the lock they stop the wait instead.
 
@@ -69,6 +74,7 @@ Java processes).`,
 	f.BoolVar(&o.v2, "v2", false, "with -n: Curator's InterProcessSemaphoreV2 layout (locks/ and leases/)")
 	f.DurationVar(&o.grace, "grace", 10*time.Second, "after the hold is lost, how long CMD has between SIGTERM and SIGKILL")
 	f.DurationVar(&o.wait, "wait", 0, "give up if the lock is not held within this long (0: wait for ever)")
+	f.BoolVar(&o.revocable, "revocable", false, "treat Curator's revocation request (gocurator revoke) as losing the hold")
 	return cmd
 }
 
@@ -152,9 +158,18 @@ func (a *app) exec(ctx context.Context, path string, argv []string, o execOption
 	exited := make(chan error, 1)
 	go func() { exited <- child.Wait() }()
 
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	gone := watchNode(wctx, c, h.node, o.revocable)
 	var kill <-chan time.Time
 	lost := h.done
 	var werr error
+	stop := func(why string) {
+		lost, gone = nil, nil
+		fmt.Fprintf(a.stderr, "gocurator: lost the hold on %s (%s): sending SIGTERM to %s\n", path, why, argv[0])
+		_ = child.Process.Signal(syscall.SIGTERM)
+		kill = time.After(o.grace)
+	}
 wait:
 	for {
 		select {
@@ -163,10 +178,9 @@ wait:
 		case s := <-sigs:
 			_ = child.Process.Signal(s)
 		case <-lost:
-			lost = nil
-			fmt.Fprintf(a.stderr, "gocurator: lost the hold on %s (%v): sending SIGTERM to %s\n", path, h.err(), argv[0])
-			_ = child.Process.Signal(syscall.SIGTERM)
-			kill = time.After(o.grace)
+			stop(fmt.Sprint(h.err()))
+		case why := <-gone:
+			stop(why)
 		case <-kill:
 			kill = nil
 			fmt.Fprintf(a.stderr, "gocurator: %s still running %v after SIGTERM: sending SIGKILL\n", argv[0], o.grace)
@@ -174,6 +188,42 @@ wait:
 		}
 	}
 	return exitError{code: exitCode(werr)}
+}
+
+// watchNode watches the held node and says why the hold must end: the
+// node was deleted (by gocurator break, or by hand), or, with revocable,
+// Curator's revocation request was written into it. Connection trouble is
+// the hold's own Done; on any other error the watch just stops.
+func watchNode(ctx context.Context, c *framework.Client, node string, revocable bool) <-chan string {
+	out := make(chan string, 1)
+	go func() {
+		for {
+			data, _, ch, err := c.GetW(ctx, node)
+			switch {
+			case errors.Is(err, zk.ErrNoNode):
+				out <- "its node was deleted"
+				return
+			case err != nil:
+				return
+			case revocable && bytes.Equal(data, locking.RevokeMessage):
+				out <- "revocation requested"
+				return
+			}
+			select {
+			case ev := <-ch:
+				if ev.Type == zk.EventNodeDeleted {
+					out <- "its node was deleted"
+					return
+				}
+				if ev.Type == zk.EventNotWatching && ctx.Err() != nil {
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
 }
 
 // exitCode returns the status a shell would report for a child's end.

@@ -110,3 +110,32 @@ func TestExecForwardsSignals(t *testing.T) {
 		})
 	}
 }
+
+// exec stops its command when its lock node is deleted (gocurator break)
+// or, with --revocable, when revocation is asked (gocurator revoke).
+func TestExecStopsOnBreakAndRevoke(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, tc := range []struct {
+		name string
+		flag string
+		act  func(node string) result
+		why  string
+	}{
+		{"break", "--grace=10s", func(node string) result { return e.run("break", "--force", "--yes", node) }, "its node was deleted"},
+		{"revoke", "--revocable", func(node string) result { return e.run("revoke", node) }, "revocation requested"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := e.start("--zk", e.zk, "exec", tc.flag, "/locks/"+tc.name, "--", "sh", "-c",
+				`trap 'exit 42' TERM; echo "$GOCURATOR_LOCK_NODE"; while :; do sleep 0.05; done`)
+			node := p.line(t, "the lock node", func(string) bool { return true })
+			tc.act(node).ok(t)
+			if code := p.wait(t); code != 42 {
+				t.Fatalf("exit %d, want 42 (stderr %q)", code, p.stderr.String())
+			}
+			if s := p.stderr.String(); !strings.Contains(s, "lost the hold on /locks/"+tc.name+" ("+tc.why+")") {
+				t.Fatalf("stderr %q", s)
+			}
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -173,7 +174,7 @@ type started struct {
 	lines  chan string
 	stdin  io.WriteCloser
 	stderr *bytes.Buffer
-	done   chan struct{}
+	once   sync.Once
 }
 
 // start runs gocurator with args in the background; it is killed at
@@ -190,7 +191,7 @@ func (e *env) start(args ...string) *started {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	s := &started{cmd: cmd, lines: make(chan string, 1024), stdin: stdin, stderr: &bytes.Buffer{}, done: make(chan struct{})}
+	s := &started{cmd: cmd, lines: make(chan string, 1024), stdin: stdin, stderr: &bytes.Buffer{}}
 	cmd.Stderr = s.stderr
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)
@@ -233,14 +234,10 @@ func (s *started) line(t *testing.T, what string, match func(string) bool) strin
 // wait waits for the process to end and returns its exit status.
 func (s *started) wait(t *testing.T) int {
 	t.Helper()
-	select {
-	case <-s.done:
-	default:
+	s.once.Do(func() {
 		for range s.lines {
 		}
-		err := s.cmd.Wait()
-		close(s.done)
-		_ = err
-	}
+		_ = s.cmd.Wait() // the status is read below
+	})
 	return s.cmd.ProcessState.Sys().(syscall.WaitStatus).ExitStatus()
 }

@@ -79,7 +79,8 @@ What it does to the holder: the lock passes at once to the next waiter, but
 a holder that is still running is NOT stopped, and in general not told:
 Curator's InterProcessMutex does not watch its own node, and a process
 between two ZooKeeper calls notices nothing. For a while both processes
-believe they hold the lock. Break a node only when its holder is known to be
+believe they hold the lock. (gocurator exec does watch its node: it stops
+its command, SIGTERM then SIGKILL, as when the hold is lost.) Break a node only when its holder is known to be
 dead or stuck (locks ls shows whether its session is still connected;
 orphans lists nodes of gone sessions, which the server deletes by itself
 when the session expires).
