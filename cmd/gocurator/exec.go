@@ -29,8 +29,8 @@ const (
 
 // execOptions are exec's flags.
 type execOptions struct {
-	leases int
-	v2     bool
+	leases    int
+	v2        bool
 	grace     time.Duration
 	wait      time.Duration
 	revocable bool
