@@ -78,8 +78,13 @@ func TestSemaphoreLeasesV2WithJavaHolder(t *testing.T) {
 	if err := <-waiting; err == nil {
 		t.Fatal("the third acquire succeeded")
 	}
-	java.MustDo("return " + javaLease)
 	_ = goLease.Release(context.WithoutCancel(ctx))
+	// exec -n 2 --v2 takes the lease Curator leaves free.
+	r = e.run("exec", "-n", "2", "--v2", path, "--", "sh", "-c", `echo "$GOCURATOR_LOCK_NODE"`).ok(t)
+	if !strings.HasPrefix(r.stdout, path+"/leases/_c_") {
+		t.Fatalf("exec -n 2 --v2 node %q", r.stdout)
+	}
+	java.MustDo("return " + javaLease)
 }
 
 // -n N holds a lease of a V1 semaphore; semaphore leases --max reads it.
