@@ -6,9 +6,11 @@ BENCH_ARGS ?=
 
 .PHONY: test demo bench bench-disk lint deps deps-curator vet staticcheck fmt
 
-# Installs ZooKeeper (and Curator's jars, for the interop tests) when missing.
+# Installs ZooKeeper (and Curator's jars, for the interop tests) and
+# Prometheus (for the dashboard and alert queries' test) when missing.
 deps:
 	@bash scripts/ensure-zookeeper.sh --with-curator
+	@bash scripts/ensure-prometheus.sh
 
 test: deps
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
