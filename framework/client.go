@@ -524,7 +524,7 @@ func (c *Client) attempt(ctx, rctx context.Context, op func(conn *zk.Conn) error
 	// The request waits on the caller's ctx, not rctx: Close fails
 	// pending requests by itself, and a ctx without Done (Background)
 	// then costs no goroutine per request.
-	err = connectionLoss(await(ctx, func() error { return op(conn) }))
+	err = connectionLoss(awaitOp(ctx, op, conn))
 	if errors.Is(err, zk.ErrConnectionClosed) {
 		c.awaitDisconnect(rctx)
 	}
@@ -565,12 +565,55 @@ func (c *Client) awaitDisconnect(ctx context.Context) {
 // *net.OpError such as "broken pipe") as the connection loss it is:
 // zk.ErrConnectionClosed, which the retry policy retries.
 func connectionLoss(err error) error {
-	var ne net.Error
-	if err == nil || errors.Is(err, zk.ErrConnectionClosed) || !(errors.As(err, &ne) || errors.Is(err, io.EOF)) {
+	if err == nil || errors.Is(err, zk.ErrConnectionClosed) || !(isNetError(err) || errors.Is(err, io.EOF)) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", zk.ErrConnectionClosed, err)
 }
+
+// isNetError reports whether err is a net.Error. On its own, so that the
+// target errors.As needs is allocated only for an error, not on every call
+// of connectionLoss (two allocations per lock cycle).
+func isNetError(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne)
+}
+
+// awaitOp is await(ctx, func() error { return op(conn) }) without its
+// allocations: none for a ctx without Done, and for one with Done the
+// goroutine's state comes from a pool (it is returned by the waiter once
+// the result is read; a call abandoned on ctx's end is left to the
+// collector).
+func awaitOp(ctx context.Context, op func(*zk.Conn) error, conn *zk.Conn) error {
+	if ctx.Done() == nil {
+		return op(conn)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	cl := opCalls.Get().(*opCall)
+	cl.op, cl.conn = op, conn
+	go cl.run()
+	select {
+	case err := <-cl.done:
+		cl.op, cl.conn = nil, nil
+		opCalls.Put(cl)
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// opCall is one request awaited by awaitOp on a goroutine of its own.
+type opCall struct {
+	op   func(*zk.Conn) error
+	conn *zk.Conn
+	done chan error // buffered: run never blocks
+}
+
+var opCalls = sync.Pool{New: func() any { return &opCall{done: make(chan error, 1)} }}
+
+func (cl *opCall) run() { cl.done <- cl.op(cl.conn) }
 
 // await runs f, returning early with ctx's error if ctx ends first. f keeps
 // running to completion in that case; its results must not be read.

@@ -69,6 +69,25 @@ func BenchmarkUncontendedAcquireRelease(b *testing.B) {
 			}
 		}
 	})
+	// The same with a ctx that has a deadline, as most callers' have: each
+	// request is then waited for on a goroutine that ctx can cut short.
+	b.Run("mutex, ctx with deadline", func(b *testing.B) {
+		c := benchClient(b, srv.ConnectString())
+		ensureBenchPath(b, c, "/bench/uncontended-mutex-deadline")
+		m := mutex.New(c, "/bench/uncontended-mutex-deadline")
+		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+		defer cancel()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			if err := m.Acquire(ctx); err != nil {
+				b.Fatal(err)
+			}
+			if err := m.Release(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("raw", func(b *testing.B) {
 		c := benchClient(b, srv.ConnectString())
 		ensureBenchPath(b, c, "/bench/uncontended-raw")
