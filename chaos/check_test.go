@@ -180,6 +180,19 @@ func TestCheckGroups(t *testing.T) {
 			{Recipe: RecipeLongMutex, Resource: "/r1", Version: 1, Token: 20},
 			{Recipe: RecipeLongMutex, Resource: "/r1", Version: 2, Token: 10},
 		}}, ViolationFencing},
+		{"a cohort's local holders share a token", History{Writes: []Write{
+			{Recipe: RecipeCohort, Resource: "/r", Client: 1, Version: 1, Token: 20},
+			{Recipe: RecipeCohort, Resource: "/r", Client: 1, Version: 2, Token: 20},
+			{Recipe: RecipeCohort, Resource: "/r", Client: 2, Version: 3, Token: 30},
+		}}, ""},
+		{"a cohort token shared across clients", History{Writes: []Write{
+			{Recipe: RecipeCohort, Resource: "/r", Client: 1, Version: 1, Token: 20},
+			{Recipe: RecipeCohort, Resource: "/r", Client: 2, Version: 2, Token: 20},
+		}}, ViolationFencing},
+		{"a cohort token goes backwards", History{Writes: []Write{
+			{Recipe: RecipeCohort, Resource: "/r", Client: 1, Version: 1, Token: 20},
+			{Recipe: RecipeCohort, Resource: "/r", Client: 1, Version: 2, Token: 10},
+		}}, ViolationFencing},
 		{"a workload without progress is caught beside one with", History{
 			Start: at(0), End: at(20_000), Workloads: []string{WorkloadStandard, WorkloadSession},
 			Intervals: []Interval{

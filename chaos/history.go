@@ -9,6 +9,9 @@ const (
 	RecipeSemaphore = "semaphore"
 	RecipeRead      = "read"
 	RecipeWrite     = "write"
+	// RecipeCohort is a mutex whose handles on each client share one node
+	// and hand the hold over locally (mutex.WithLocalHandover).
+	RecipeCohort = "cohort-mutex"
 )
 
 // Workloads: the same recipes on their own paths, by clients with the
@@ -43,8 +46,11 @@ type Write struct {
 	Recipe   string
 	Resource string // the node written: versions are per resource
 	Holder   string
-	Version  int32
-	Token    int64
+	// Client numbers the holder's client: the local holders of a cohort's
+	// node share its token, so equal tokens are in order within a client.
+	Client  int
+	Version int32
+	Token   int64
 }
 
 // Fault is one injected fault: what, when it began and when it was healed.

@@ -97,7 +97,7 @@ func formatMap(m map[string]int, keys []string) string {
 	return strings.Join(parts, " ")
 }
 
-var recipes = []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeRead, RecipeWrite}
+var recipes = []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeRead, RecipeWrite, RecipeCohort}
 
 // overlaps sums up the mutex overlaps among vs by workload.
 func overlaps(vs []Violation) map[string]OverlapStats {
@@ -127,8 +127,8 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "  failed acquires:   %s\n", formatMap(r.FailedAcquires, recipes))
 	fmt.Fprintf(&b, "  holds lost (Done): %s\n", formatMap(r.HoldsLost, recipes))
 	fmt.Fprintf(&b, "  fenced writes:     accepted %s; rejected %s\n",
-		formatMap(r.WritesAccepted, []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeWrite}),
-		formatMap(r.WritesRejected, []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeWrite}))
+		formatMap(r.WritesAccepted, []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeWrite, RecipeCohort}),
+		formatMap(r.WritesRejected, []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeWrite, RecipeCohort}))
 	total := 0
 	for _, n := range r.Faults {
 		total += n

@@ -27,15 +27,16 @@ const Root = "/chaos"
 // paths are one workload's locks and the resource nodes of its fenced
 // writes.
 type paths struct {
-	mutex, long, sem, rw             string
-	resMutex, resLong, resSem, resRW string
+	mutex, long, sem, rw, cohort                string
+	resMutex, resLong, resSem, resRW, resCohort string
 }
 
 func pathsOf(workload string) paths {
 	base := Root + "/" + workload
 	return paths{
-		mutex: base + "/mutex", long: base + "/long", sem: base + "/sem", rw: base + "/rw",
+		mutex: base + "/mutex", long: base + "/long", sem: base + "/sem", rw: base + "/rw", cohort: base + "/cohort",
 		resMutex: base + "/res/mutex", resLong: base + "/res/long", resSem: base + "/res/sem", resRW: base + "/res/write",
+		resCohort: base + "/res/cohort",
 	}
 }
 
@@ -112,7 +113,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			in.workloads = append(in.workloads, wl)
 		}
 		ps := pathsOf(wl)
-		for _, p := range []string{ps.resMutex, ps.resLong, ps.resSem, ps.resRW} {
+		for _, p := range []string{ps.resMutex, ps.resLong, ps.resSem, ps.resRW, ps.resCohort} {
 			if _, err := in.clients[0].Create(ctx, p, []byte("0"), framework.CreatingParents()); err != nil &&
 				!errors.Is(err, zk.ErrNodeExists) {
 				return rep, fmt.Errorf("chaos: create %s: %w", p, err)
@@ -140,6 +141,12 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			{name: fmt.Sprintf("c%d-sem", i), recipe: RecipeSemaphore, lock: p.sem, resource: p.resSem, acquire: semaphoreAcquire(sem)},
 			{name: fmt.Sprintf("c%d-read", i), recipe: RecipeRead, lock: p.rw, acquire: lockerAcquire(rwlock.New(c, p.rw).ReadLock())},
 			{name: fmt.Sprintf("c%d-write", i), recipe: RecipeWrite, lock: p.rw, resource: p.resRW, acquire: lockerAcquire(rwlock.New(c, p.rw).WriteLock())},
+		}
+		// Three handles of the client share one node of the cohorted
+		// mutex and hand the hold over locally, at most 3 times in a row.
+		for _, h := range []string{"a", "b", "c"} {
+			ws = append(ws, &worker{name: fmt.Sprintf("c%d-cohort-%s", i, h), recipe: RecipeCohort, lock: p.cohort,
+				resource: p.resCohort, acquire: lockerAcquire(mutex.New(c, p.cohort, mutex.WithLocalHandover(3)))})
 		}
 		for _, w := range ws {
 			n++

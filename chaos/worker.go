@@ -142,7 +142,7 @@ func (w *worker) once(ctx context.Context) {
 			data := []byte(strconv.FormatInt(h.token, 10))
 			res, err := w.c.Multi(wctx, op, framework.SetOp(w.resource, data, -1))
 			cancel()
-			wr := Write{Workload: w.workload, Recipe: w.recipe, Resource: w.resource, Holder: w.name, Token: h.token}
+			wr := Write{Workload: w.workload, Recipe: w.recipe, Resource: w.resource, Holder: w.name, Client: w.client, Token: h.token}
 			if err == nil && len(res) == 2 && res[1].Stat != nil {
 				wr.Version = res[1].Stat.Version
 			}
