@@ -9,6 +9,7 @@ import (
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
+	"github.com/gocurator/curator/recipes/mutex"
 )
 
 // Bad input gets one line on stderr, "gocurator: ...", nothing on stdout
@@ -26,6 +27,12 @@ func TestBadInput(t *testing.T) {
 	if _, err := e.client.Create(ctx, "/secure", nil, framework.WithACL(acl)); err != nil {
 		t.Fatal(err)
 	}
+	held := mutex.New(e.client, "/held")
+	if err := held.Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release(ctx)
+	_, heldName := framework.SplitPath(held.Node())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +51,7 @@ func TestBadInput(t *testing.T) {
 		{"not a recipe, recursive", []string{"--zk", e.zk, "locks", "ls", "-r", "/plain"}, 1, "no lock, semaphore or election here (children: a, b) nor below"},
 		{"not a semaphore", []string{"--zk", e.zk, "semaphore", "leases", "/plain"}, 1, "no lock, semaphore or election here"},
 		{"not an election", []string{"--zk", e.zk, "leader", "show", "/plain"}, 1, "no lock, semaphore or election here"},
+		{"a lock node for a lock", []string{"--zk", e.zk, "locks", "ls", "/held/" + heldName}, 1, "is a participant's node, not a recipe: look at its parent, /held"},
 		{"revoke a plain node", []string{"--zk", e.zk, "revoke", "/plain/a"}, 1, "not a lock, lease or latch node"},
 		{"unreachable server", []string{"--zk", dead, "--timeout", "1s", "locks", "ls", "/"}, 1, "cannot connect to ZooKeeper at " + dead + " within 1s"},
 		{"no auth", []string{"--zk", e.zk, "locks", "ls", "/secure"}, 1, "/secure: not authorised to read it (pass --auth user:password)"},

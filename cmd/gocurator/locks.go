@@ -65,6 +65,10 @@ func (a *app) listing(ctx context.Context, c *framework.Client, path string, rec
 	if err != nil {
 		return nil, nil, a.describe(path, err)
 	}
+	if root.IsEphemeral() {
+		parent, _ := framework.SplitPath(path)
+		return nil, nil, fmt.Errorf("%s is a participant's node, not a recipe: look at its parent, %s", path, parent)
+	}
 	locks := inspect.Find(path, root, recursive)
 	if len(locks) == 0 && len(root.Children) > 0 && !(recursive && hasLockDirs(root)) {
 		return nil, nil, notARecipe(path, root, recursive)
