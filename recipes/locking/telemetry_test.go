@@ -3,6 +3,7 @@ package locking_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,6 +28,10 @@ func TestTelemetry(t *testing.T) {
 	t.Run("partition", func(t *testing.T) {
 		t.Parallel()
 		testTelemetryPartition(t, srv.ConnectString())
+	})
+	t.Run("revocation", func(t *testing.T) {
+		t.Parallel()
+		testTelemetryRevocation(t, srv)
 	})
 }
 
@@ -244,6 +249,64 @@ func testTelemetryPartition(t *testing.T, addr string) {
 	proxy.Restore()
 	testkit.WaitState(t, std, connstate.Reconnected)
 	testkit.WaitState(t, sess, connstate.Reconnected)
+}
+
+// A revocable hold asked to release counts a loss "revoked"; one whose node
+// is deleted under it, "node_deleted"; the release that follows neither.
+func testTelemetryRevocation(t *testing.T, srv *zktest.Server) {
+	addr := srv.ConnectString()
+	tel := oteltest.New(t)
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
+	c := testkit.Connect(t, addr, ns, framework.WithMeterProvider(tel.Meters))
+	admin := testkit.Connect(t, addr, ns)
+	reason := func(r string) attribute.KeyValue { return attribute.String("curator.loss.reason", r) }
+
+	h, err := locking.New(c, "/locks/revoked", mutexDriver).Acquire(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := make(chan struct{})
+	locking.WatchRevocation(h, func() { close(asked) })
+	if err := locking.Revoke(ctx, admin, h.Node()); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitClosed(t, asked, "the revocation callback")
+	if got := tel.Sum(t, "curator.lock.losses", reason("revoked")); got != 1 {
+		t.Errorf("revoked losses = %d, want 1", got)
+	}
+	if err := h.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	h, err = locking.New(c, "/locks/deleted", mutexDriver).Acquire(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watching := make(chan struct{})
+	locking.WatchRevocation(h, func() { close(watching) })
+	// The node is deleted once the revocation watch is on it.
+	testkit.Eventually(t, "the revocation watch", func() bool {
+		wchp, err := srv.FourLetterWord("wchp")
+		return err == nil && strings.Contains(wchp, "/"+ns+h.Node()+"\n")
+	})
+	if err := admin.Delete(ctx, h.Node()); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, "a node_deleted loss", func() bool {
+		return tel.Sum(t, "curator.lock.losses", reason("node_deleted")) == 1
+	})
+	if err := h.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := tel.Sum(t, "curator.lock.losses"); got != 2 {
+		t.Errorf("losses = %d (%v), want 2", got, tel.Series(t, "curator.lock.losses"))
+	}
+	select {
+	case <-watching:
+		t.Error("a deletion was taken for a revocation")
+	default:
+	}
 }
 
 func eventNames(s sdktrace.ReadOnlySpan) map[string]bool {
