@@ -298,7 +298,9 @@ func (co *cohort) release(ctx context.Context, h *Hold) error {
 	co.holder = nil
 	g := co.global
 	defer co.leave()
-	if len(co.queue) > 0 && co.streak < co.max && (h.mayHandOver == nil || h.mayHandOver()) {
+	// A revoked node is released whatever waits here: the revoker asked
+	// for the lock, not for the next local holder to get it.
+	if len(co.queue) > 0 && co.streak < co.max && !h.revoked.Load() && (h.mayHandOver == nil || h.mayHandOver()) {
 		co.streak++
 		w := co.queue[0]
 		co.queue = co.queue[1:]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
@@ -35,6 +36,9 @@ type Hold struct {
 	// the node (a cohort with per-holder tokens) cannot write.
 	version   int32
 	versioned bool
+	// revoked is set once a revocation of the node was seen: a cohort's
+	// share then releases the node instead of handing it over locally.
+	revoked atomic.Bool
 
 	mu       sync.Mutex
 	err      error // nil while held

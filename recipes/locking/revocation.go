@@ -57,6 +57,7 @@ func WatchRevocation(h *Hold, fn func()) {
 			}
 			if bytes.Equal(data, RevokeMessage) {
 				h.noteLoss(reasonRevoked)
+				h.revoked.Store(true)
 				fn()
 				return
 			}

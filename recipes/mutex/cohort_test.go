@@ -26,6 +26,7 @@ func TestLocalHandover(t *testing.T) {
 	t.Run("fairness bound", func(t *testing.T) { testCohortFairness(t, addr) })
 	t.Run("token shared locally, greater across processes", func(t *testing.T) { testCohortTokens(t, addr) })
 	t.Run("per-holder tokens", func(t *testing.T) { testCohortPerHolderTokens(t, addr) })
+	t.Run("revocation releases the node", func(t *testing.T) { testCohortRevocation(t, addr) })
 	t.Run("cancel while queued locally", func(t *testing.T) { testCohortCancel(t, addr) })
 	t.Run("try acquire", func(t *testing.T) { testCohortTry(t, addr) })
 	t.Run("reentrant", func(t *testing.T) { testCohortReentrant(t, addr) })
@@ -587,4 +588,55 @@ func testCohortPerHolderTokens(t *testing.T, addr string) {
 	if err := other.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A revocation asks for the lock, not for the next local holder to get it:
+// the revoked holder's release deletes the node although a local handle
+// waits, so the revoker's waiter in another process, queued before the
+// cohort's next node, holds next.
+func testCohortRevocation(t *testing.T, addr string) {
+	ns := namespace(t)
+	a := connect(t, addr, ns)
+	b := connect(t, addr, ns)
+	ctx := ctxT(t)
+	release := func(m *mutex.Mutex) {
+		if err := m.Release(ctx); err != nil {
+			t.Errorf("release on revocation: %v", err)
+		}
+	}
+	h1 := mutex.New(a, lockPath, mutex.WithLocalHandover(4), mutex.Revocable(release))
+	h2 := mutex.New(a, lockPath, mutex.WithLocalHandover(4), mutex.Revocable(release))
+	if err := h1.Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	node := h1.Node()
+	local := make(chan error, 1)
+	go func() { local <- h2.Acquire(ctx) }()
+	eventually(t, "h2 queued locally", func() bool { return cohortQueued(h2) })
+	other := mutex.New(b, lockPath)
+	got := make(chan error, 1)
+	go func() { got <- other.Acquire(ctx) }()
+	eventually(t, "B queued", func() bool { return len(children(t, b, lockPath)) == 2 })
+	if err := mutex.Revoke(ctx, b, node); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatalf("B after the revocation: %v", err)
+	}
+	if h2.IsHeld() {
+		t.Fatal("the local waiter holds beside B")
+	}
+	if err := other.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-local; err != nil {
+		t.Fatal(err)
+	}
+	if h2.Node() == node {
+		t.Fatalf("h2 holds the revoked node %s", node)
+	}
+	if err := h2.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "no lock node left", func() bool { return len(children(t, b, lockPath)) == 0 })
 }
