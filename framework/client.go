@@ -579,9 +579,10 @@ func isNetError(err error) bool {
 	return errors.As(err, &ne)
 }
 
-// awaitOp is await(ctx, func() error { return op(conn) }) without its
-// allocations: none for a ctx without Done, and for one with Done the
-// goroutine's state comes from a pool (it is returned by the waiter once
+// awaitOp runs op on conn, returning early with ctx's error if ctx ends
+// first (op keeps running to completion then; its results must not be
+// read). It allocates nothing for a ctx without Done, and for one with
+// Done the waiting goroutine's state comes from a pool (it is returned by the waiter once
 // the result is read; a call abandoned on ctx's end is left to the
 // collector).
 func awaitOp(ctx context.Context, op func(*zk.Conn) error, conn *zk.Conn) error {
@@ -614,22 +615,3 @@ type opCall struct {
 var opCalls = sync.Pool{New: func() any { return &opCall{done: make(chan error, 1)} }}
 
 func (cl *opCall) run() { cl.done <- cl.op(cl.conn) }
-
-// await runs f, returning early with ctx's error if ctx ends first. f keeps
-// running to completion in that case; its results must not be read.
-func await(ctx context.Context, f func() error) error {
-	if ctx.Done() == nil {
-		return f()
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	ch := make(chan error, 1)
-	go func() { ch <- f() }()
-	select {
-	case err := <-ch:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}

@@ -42,7 +42,6 @@ func New(c *framework.Client, path string, opts ...Option) *RWLock {
 	if c != nil {
 		lopts = append(lopts, locking.WithLogger(c.Logger().Named("rwlock")))
 	}
-	//lint:ignore S1016 the options and the driver share their one field by chance
 	rw.write = newLock(rw, writeSide, locking.New(c, path, writeDriver{data: o.data}, append(lopts, locking.WithInvalid(o.err))...), o.localHandover)
 	rd := &readDriver{data: o.data, ownWrite: rw.write.heldName}
 	rw.read = newLock(rw, readSide, locking.New(c, path, rd, append(lopts, locking.WithChanged(rw.changed), locking.WithInvalid(o.err))...), 0)
