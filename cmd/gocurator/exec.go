@@ -34,6 +34,9 @@ type execOptions struct {
 	grace     time.Duration
 	wait      time.Duration
 	revocable bool
+	// elect, when set, campaigns in the election at PATH instead (elect
+	// exec): CMD runs while this process leads.
+	elect *electOptions
 }
 
 func (a *app) execCommand() *cobra.Command {
@@ -241,8 +244,11 @@ func exitCode(err error) int {
 	return 1
 }
 
-// acquire takes the mutex or, with -n, a lease.
+// acquire takes the mutex or, with -n, a lease, or (elect exec) leads.
 func acquire(ctx context.Context, c *framework.Client, path string, o execOptions) (*hold, error) {
+	if o.elect != nil {
+		return campaign(ctx, c, path, *o.elect)
+	}
 	if o.leases == 0 {
 		m := mutex.New(c, path)
 		if err := m.Acquire(ctx); err != nil {

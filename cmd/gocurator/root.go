@@ -77,7 +77,7 @@ servers allow it; "unknown" otherwise).`,
 	f.DurationVar(&a.timeout, "timeout", defaultTimeout, "how long to wait for the connection and for each command's reads")
 	f.DurationVar(&a.sessionTimeout, "session-timeout", defaultSession, "ZooKeeper session timeout to ask for")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(a.locksCommand(), a.execCommand(), a.semaphoreCommand(), a.leaderCommand(),
+	root.AddCommand(a.locksCommand(), a.execCommand(), a.electCommand(), a.semaphoreCommand(), a.leaderCommand(),
 		a.orphansCommand(), a.revokeCommand(), a.breakCommand())
 	return root
 }
