@@ -8,7 +8,8 @@ import (
 
 // TestChaosShort is the regular suite's share of the chaos run: two minutes
 // of faults, silent partitions included, on both workloads (standard and
-// session error policy), and no violation.
+// session error policy), and no violation: no two holders of a mutex and no
+// two leaders of an election at once.
 func TestChaosShort(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
@@ -31,7 +32,8 @@ func TestChaosShort(t *testing.T) {
 			t.Errorf("%s made no progress: %v", r, rep.Acquisitions)
 		}
 	}
-	if rep.WritesAccepted[RecipeMutex] == 0 || rep.WritesAccepted[RecipeLongMutex] == 0 || rep.WritesAccepted[RecipeWrite] == 0 {
+	if rep.WritesAccepted[RecipeMutex] == 0 || rep.WritesAccepted[RecipeLongMutex] == 0 || rep.WritesAccepted[RecipeWrite] == 0 ||
+		rep.WritesAccepted[RecipeElection] == 0 {
 		t.Errorf("no fenced writes accepted: %v", rep.WritesAccepted)
 	}
 	if rep.Faults[FaultSilentShort]+rep.Faults[FaultSilentLong] == 0 {

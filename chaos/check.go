@@ -9,6 +9,7 @@ import (
 // Violation kinds.
 const (
 	ViolationMutex     = "mutex-overlap"
+	ViolationLeader    = "double-leader" // two participants of one election believed they led at once
 	ViolationSemaphore = "semaphore-overlap"
 	ViolationRWLock    = "rwlock-overlap"
 	ViolationFencing   = "fencing-order"
@@ -34,9 +35,10 @@ func (v Violation) String() string {
 }
 
 // Check judges h: mutual exclusion on the recorded intervals (each lock on
-// its own), fencing order of the accepted writes (each resource on its own),
-// and progress (in every workload, a mutex acquisition starts within bound of
-// every fault's heal). It does no I/O.
+// its own; an election's terms as a mutex's holds), fencing order of the
+// accepted writes (each resource on its own), and progress (in every
+// workload, a mutex acquisition, and a term of the election if h has any,
+// starts within bound of every fault's heal). It does no I/O.
 //
 // Mutual exclusion is judged on what the holders believed, not on what the
 // servers accepted: any two holds of a mutex by different holders whose
@@ -47,7 +49,9 @@ func Check(h History, bound time.Duration) []Violation {
 	for _, g := range lockGroups(h) {
 		switch g.class {
 		case RecipeMutex, RecipeLongMutex, RecipeCohort:
-			vs = append(vs, checkExclusive(h, g.ivs)...)
+			vs = append(vs, checkExclusive(h, g.ivs, ViolationMutex)...)
+		case RecipeElection:
+			vs = append(vs, checkExclusive(h, g.ivs, ViolationLeader)...)
 		case RecipeSemaphore:
 			vs = append(vs, checkLimit(h, g.ivs, 2, ViolationSemaphore)...)
 		case classRW:
@@ -120,9 +124,10 @@ func end(iv *Interval) time.Time {
 	return iv.End
 }
 
-// checkExclusive reports every two holds by different holders that overlap:
-// a hold that ends at the instant the next starts does not.
-func checkExclusive(h History, ivs []*Interval) []Violation {
+// checkExclusive reports every two holds by different holders that overlap
+// as violations of kind: a hold that ends at the instant the next starts
+// does not.
+func checkExclusive(h History, ivs []*Interval, kind string) []Violation {
 	sorted := append([]*Interval(nil), ivs...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Start.Before(sorted[j].Start) })
 	var vs []Violation
@@ -148,7 +153,7 @@ func checkExclusive(h History, ivs []*Interval) []Violation {
 				continue
 			}
 			vs = append(vs, Violation{
-				Kind:     ViolationMutex,
+				Kind:     kind,
 				Workload: b.Workload,
 				At:       b.Start.Sub(h.Start),
 				Overlap:  overlap,
@@ -254,7 +259,8 @@ func checkRW(h History, ivs []*Interval) []Violation {
 // fencedRecipes are the recipes whose writes must carry increasing tokens.
 // The semaphore's writes are fenced by the lease's node but not ordered:
 // two leases hold at once.
-var fencedRecipes = map[string]bool{RecipeMutex: true, RecipeLongMutex: true, RecipeWrite: true, RecipeCohort: true}
+var fencedRecipes = map[string]bool{RecipeMutex: true, RecipeLongMutex: true, RecipeWrite: true, RecipeCohort: true,
+	RecipeElection: true}
 
 // writeGroups splits the fenced writes by workload, recipe and resource.
 func writeGroups(h History) [][]Write {
@@ -306,14 +312,30 @@ func checkFencing(ws []Write) []Violation {
 	return vs
 }
 
-// Recovery is how long a workload's mutex took to be acquired again after a
-// fault healed; Acquired is false when it was not acquired before the run
-// ended.
+// Recovery is how long a workload's mutex took to be acquired again (or its
+// election to have a new term) after a fault healed; Acquired is false when
+// it was not before the run ended.
 type Recovery struct {
 	Fault    Fault
 	Workload string
+	Recipe   string // RecipeMutex or RecipeElection
 	Acquired bool
 	After    time.Duration
+}
+
+// progressRecipes are the recipes whose progress after a heal is judged.
+var progressRecipes = map[string]bool{RecipeMutex: true, RecipeElection: true}
+
+// judged returns the recipes whose progress is judged in h: the mutex, and
+// the election if h has any term.
+func judged(h History) []string {
+	rs := []string{RecipeMutex}
+	for _, iv := range h.Intervals {
+		if iv.Recipe == RecipeElection {
+			return append(rs, RecipeElection)
+		}
+	}
+	return rs
 }
 
 // workloads returns h's workloads: those it names, else those its
@@ -340,27 +362,34 @@ func workloads(h History) []string {
 }
 
 // Recoveries returns, for every fault of h and every workload, the time from
-// the fault's heal to the start of the workload's next mutex acquisition.
+// the fault's heal to the start of the workload's next mutex acquisition,
+// and to the start of its election's next term if h has terms.
 func Recoveries(h History) []Recovery {
 	var rs []Recovery
+	recipes := judged(h)
 	for _, f := range h.Faults {
 		for _, w := range workloads(h) {
-			starts := mutexStarts(h, w)
-			i := sort.Search(len(starts), func(i int) bool { return !starts[i].Before(f.Heal) })
-			r := Recovery{Fault: f, Workload: w}
-			if i < len(starts) {
-				r.Acquired, r.After = true, starts[i].Sub(f.Heal)
+			for _, recipe := range recipes {
+				starts := startsOf(h, w, recipe)
+				i := sort.Search(len(starts), func(i int) bool { return !starts[i].Before(f.Heal) })
+				r := Recovery{Fault: f, Workload: w, Recipe: recipe}
+				if i < len(starts) {
+					r.Acquired, r.After = true, starts[i].Sub(f.Heal)
+				}
+				rs = append(rs, r)
 			}
-			rs = append(rs, r)
 		}
 	}
 	return rs
 }
 
-func mutexStarts(h History, workload string) []time.Time {
+func mutexStarts(h History, workload string) []time.Time { return startsOf(h, workload, RecipeMutex) }
+
+// startsOf returns the starts of a workload's holds of recipe, in order.
+func startsOf(h History, workload, recipe string) []time.Time {
 	var starts []time.Time
 	for _, iv := range h.Intervals {
-		if iv.Recipe == RecipeMutex && iv.Workload == workload {
+		if iv.Recipe == recipe && iv.Workload == workload {
 			starts = append(starts, iv.Start)
 		}
 	}
@@ -393,12 +422,12 @@ func checkProgress(h History, bound time.Duration) []Violation {
 		switch {
 		case r.Acquired && r.After > bound:
 			vs = append(vs, Violation{Kind: ViolationProgress, Workload: r.Workload, At: r.Fault.Heal.Sub(h.Start),
-				Detail: fmt.Sprintf("after %s (%s): first mutex acquisition %v after heal (bound %v)",
-					r.Fault.Kind, r.Fault.Detail, r.After.Round(time.Millisecond), bound)})
+				Detail: fmt.Sprintf("after %s (%s): first %s acquisition %v after heal (bound %v)",
+					r.Fault.Kind, r.Fault.Detail, r.Recipe, r.After.Round(time.Millisecond), bound)})
 		case !r.Acquired && h.End.Sub(r.Fault.Heal) > bound:
 			vs = append(vs, Violation{Kind: ViolationProgress, Workload: r.Workload, At: r.Fault.Heal.Sub(h.Start),
-				Detail: fmt.Sprintf("after %s (%s): no mutex acquisition in the %v to the end (bound %v)",
-					r.Fault.Kind, r.Fault.Detail, h.End.Sub(r.Fault.Heal).Round(time.Millisecond), bound)})
+				Detail: fmt.Sprintf("after %s (%s): no %s acquisition in the %v to the end (bound %v)",
+					r.Fault.Kind, r.Fault.Detail, r.Recipe, h.End.Sub(r.Fault.Heal).Round(time.Millisecond), bound)})
 		}
 	}
 	return vs

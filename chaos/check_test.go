@@ -193,6 +193,47 @@ func TestCheckGroups(t *testing.T) {
 			{Recipe: RecipeCohort, Resource: "/r", Client: 1, Version: 1, Token: 20},
 			{Recipe: RecipeCohort, Resource: "/r", Client: 1, Version: 2, Token: 10},
 		}}, ViolationFencing},
+		{"terms of one election that touch", History{Intervals: []Interval{
+			{Recipe: RecipeElection, Lock: "/e", Client: 1, Holder: "c1-elect-a", Start: at(0), End: at(100)},
+			{Recipe: RecipeElection, Lock: "/e", Client: 2, Holder: "c2-elect-a", Start: at(100), End: at(200)},
+		}}, ""},
+		{"two participants of one client lead at once", History{Intervals: []Interval{
+			{Recipe: RecipeElection, Lock: "/e", Client: 1, Holder: "c1-elect-a", Start: at(0), End: at(100)},
+			{Recipe: RecipeElection, Lock: "/e", Client: 1, Holder: "c1-elect-b", Start: at(99), End: at(200)},
+		}}, ViolationLeader},
+		{"a deposed leader believes past the next term's start", History{Intervals: []Interval{
+			{Recipe: RecipeElection, Lock: "/e", Client: 1, Holder: "c1-elect-a", Start: at(0), End: at(5_000), Lost: true},
+			{Recipe: RecipeElection, Lock: "/e", Client: 2, Holder: "c2-elect-b", Start: at(4_000), End: at(4_100)},
+		}}, ViolationLeader},
+		{"two elections may each have a leader", History{Intervals: []Interval{
+			{Workload: WorkloadStandard, Recipe: RecipeElection, Lock: "/e", Holder: "x", Start: at(0), End: at(100)},
+			{Workload: WorkloadSession, Recipe: RecipeElection, Lock: "/e", Holder: "y", Start: at(0), End: at(100)},
+		}}, ""},
+		{"election tokens go backwards", History{Writes: []Write{
+			{Recipe: RecipeElection, Resource: "/r", Client: 1, Version: 1, Token: 20},
+			{Recipe: RecipeElection, Resource: "/r", Client: 1, Version: 2, Token: 10},
+		}}, ViolationFencing},
+		{"an election token repeats on one client", History{Writes: []Write{
+			{Recipe: RecipeElection, Resource: "/r", Client: 1, Version: 1, Token: 20},
+			{Recipe: RecipeElection, Resource: "/r", Client: 1, Version: 2, Token: 20},
+		}}, ViolationFencing},
+		{"an election without a term after a heal, its mutex with", History{
+			Start: at(0), End: at(20_000), Workloads: []string{WorkloadStandard},
+			Intervals: []Interval{
+				{Workload: WorkloadStandard, Recipe: RecipeMutex, Holder: "x", Start: at(2_100), End: at(2_200)},
+				{Workload: WorkloadStandard, Recipe: RecipeElection, Holder: "y", Start: at(500), End: at(600)},
+			},
+			Faults: []Fault{{Kind: FaultCutLong, Start: at(1_000), Heal: at(2_000)}},
+		}, ViolationProgress},
+		{"an election with a term soon after a heal", History{
+			Start: at(0), End: at(20_000), Workloads: []string{WorkloadStandard},
+			Intervals: []Interval{
+				{Workload: WorkloadStandard, Recipe: RecipeMutex, Holder: "x", Start: at(2_100), End: at(2_200)},
+				{Workload: WorkloadStandard, Recipe: RecipeElection, Holder: "y", Start: at(500), End: at(600)},
+				{Workload: WorkloadStandard, Recipe: RecipeElection, Holder: "z", Start: at(5_000), End: at(9_000)},
+			},
+			Faults: []Fault{{Kind: FaultCutLong, Start: at(1_000), Heal: at(2_000)}},
+		}, ""},
 		{"a workload without progress is caught beside one with", History{
 			Start: at(0), End: at(20_000), Workloads: []string{WorkloadStandard, WorkloadSession},
 			Intervals: []Interval{

@@ -160,22 +160,27 @@ func (in *injector) silent(f *Fault, i int, how string, d time.Duration) {
 	}
 }
 
-// freshLongHolder picks a workload and waits, at most a few session
-// timeouts, for the next acquisition of its long mutex, returning the
-// client that made it: a silent partition that starts with a long hold
-// outlasts the holder's session while the holder still plans to hold, the
-// case in which a late Done lets two holders believe at once. Without an
+// freshLongHolder picks a workload and a lock (its long mutex or its
+// election, at random) and waits, at most a few session timeouts, for the
+// next acquisition of that lock, returning the client that made it: a
+// silent partition that starts with a long hold (or a long term) outlasts
+// the holder's session while the holder still plans to hold, the case in
+// which a late Done lets two holders believe at once. Without an
 // acquisition in time it returns a random client.
 func (in *injector) freshLongHolder() (int, string) {
 	w := Workloads[in.rng.Intn(len(Workloads))]
+	lock, what := pathsOf(w).long, "long-mutex holder"
+	if in.rng.Intn(2) == 0 {
+		lock, what = pathsOf(w).election, "election leader"
+	}
 	random := in.rng.Intn(len(in.proxies))
 	t := time.NewTimer(4 * in.st)
 	defer t.Stop()
 	select {
-	case c := <-in.rec.nextHolder(pathsOf(w).long):
-		return c, "fresh long-mutex holder"
+	case c := <-in.rec.nextHolder(lock):
+		return c, "fresh " + what
 	case <-t.C:
-		return random, "no fresh " + w + " long-mutex holder"
+		return random, "no fresh " + w + " " + what
 	}
 }
 

@@ -12,6 +12,10 @@ const (
 	// RecipeCohort is a mutex whose handles on each client share one node
 	// and hand the hold over locally (mutex.WithLocalHandover).
 	RecipeCohort = "cohort-mutex"
+	// RecipeElection is a leader election (recipes/leader, latch layout):
+	// a hold is a term, from Campaign's return to the Resign call or the
+	// moment the term's Done was seen closed.
+	RecipeElection = "election"
 )
 
 // Workloads: the same recipes on their own paths, by clients with the

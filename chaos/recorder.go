@@ -7,25 +7,25 @@ import (
 
 // recorder collects a run's history and counters; safe for concurrent use.
 type recorder struct {
-	mu        sync.Mutex
-	h         History
-	acquired  map[string]int
-	failed    map[string]int
-	accepted  map[string]int
-	rejected  map[string]int
-	lastMutex map[string]time.Time  // by workload
-	next      map[string][]chan int // lock path -> waiting for its next holder
+	mu       sync.Mutex
+	h        History
+	acquired map[string]int
+	failed   map[string]int
+	accepted map[string]int
+	rejected map[string]int
+	last     map[progressKey]time.Time // latest start, by workload and progress recipe
+	next     map[string][]chan int     // lock path -> waiting for its next holder
 }
 
 func newRecorder(start time.Time, workloads ...string) *recorder {
 	return &recorder{
-		h:         History{Start: start, Workloads: workloads},
-		acquired:  map[string]int{},
-		failed:    map[string]int{},
-		accepted:  map[string]int{},
-		rejected:  map[string]int{},
-		lastMutex: map[string]time.Time{},
-		next:      map[string][]chan int{},
+		h:        History{Start: start, Workloads: workloads},
+		acquired: map[string]int{},
+		failed:   map[string]int{},
+		accepted: map[string]int{},
+		rejected: map[string]int{},
+		last:     map[progressKey]time.Time{},
+		next:     map[string][]chan int{},
 	}
 }
 
@@ -41,9 +41,7 @@ func (r *recorder) acquireFailed(recipe string) {
 func (r *recorder) acquiredAt(iv Interval) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if iv.Recipe == RecipeMutex && iv.Start.After(r.lastMutex[iv.Workload]) {
-		r.lastMutex[iv.Workload] = iv.Start
-	}
+	r.progressed(iv)
 	for _, ch := range r.next[iv.Lock] {
 		ch <- iv.Client
 	}
@@ -65,19 +63,34 @@ func (r *recorder) hold(iv Interval) {
 	defer r.mu.Unlock()
 	r.acquired[iv.Recipe]++
 	r.h.Intervals = append(r.h.Intervals, iv)
-	if iv.Recipe == RecipeMutex && iv.Start.After(r.lastMutex[iv.Workload]) {
-		r.lastMutex[iv.Workload] = iv.Start
+	r.progressed(iv)
+}
+
+// progressKey names a lock whose progress is judged: a workload's mutex or
+// election.
+type progressKey struct{ workload, recipe string }
+
+// progressed notes iv's start if its recipe's progress is judged; r.mu held.
+func (r *recorder) progressed(iv Interval) {
+	if !progressRecipes[iv.Recipe] {
+		return
+	}
+	k := progressKey{iv.Workload, iv.Recipe}
+	if iv.Start.After(r.last[k]) {
+		r.last[k] = iv.Start
 	}
 }
 
-// mutexProgressSince reports whether every workload's mutex was acquired at
-// or after t.
-func (r *recorder) mutexProgressSince(t time.Time) bool {
+// progressSince reports whether every workload's mutex was acquired, and
+// its election had a term start, at or after t.
+func (r *recorder) progressSince(t time.Time) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, w := range r.h.Workloads {
-		if r.lastMutex[w].Before(t) {
-			return false
+		for recipe := range progressRecipes {
+			if r.last[progressKey{w, recipe}].Before(t) {
+				return false
+			}
 		}
 	}
 	return true
@@ -88,8 +101,8 @@ func (r *recorder) lastMutexStart() time.Time {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var last time.Time
-	for _, t := range r.lastMutex {
-		if t.After(last) {
+	for k, t := range r.last {
+		if k.recipe == RecipeMutex && t.After(last) {
 			last = t
 		}
 	}

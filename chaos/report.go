@@ -97,7 +97,7 @@ func formatMap(m map[string]int, keys []string) string {
 	return strings.Join(parts, " ")
 }
 
-var recipes = []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeRead, RecipeWrite, RecipeCohort}
+var recipes = []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeRead, RecipeWrite, RecipeCohort, RecipeElection}
 
 // overlaps sums up the mutex overlaps among vs by workload.
 func overlaps(vs []Violation) map[string]OverlapStats {
@@ -127,8 +127,8 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "  failed acquires:   %s\n", formatMap(r.FailedAcquires, recipes))
 	fmt.Fprintf(&b, "  holds lost (Done): %s\n", formatMap(r.HoldsLost, recipes))
 	fmt.Fprintf(&b, "  fenced writes:     accepted %s; rejected %s\n",
-		formatMap(r.WritesAccepted, []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeWrite, RecipeCohort}),
-		formatMap(r.WritesRejected, []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeWrite, RecipeCohort}))
+		formatMap(r.WritesAccepted, []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeWrite, RecipeCohort, RecipeElection}),
+		formatMap(r.WritesRejected, []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeWrite, RecipeCohort, RecipeElection}))
 	total := 0
 	for _, n := range r.Faults {
 		total += n
@@ -144,7 +144,7 @@ func (r Report) String() string {
 		}
 	}
 	fmt.Fprintf(&b, "  violations:        %d: %s\n", len(r.Violations), formatMap(byKind, []string{
-		ViolationMutex, ViolationSemaphore, ViolationRWLock, ViolationFencing, ViolationProgress, ViolationEndState}))
+		ViolationMutex, ViolationLeader, ViolationSemaphore, ViolationRWLock, ViolationFencing, ViolationProgress, ViolationEndState}))
 	fmt.Fprintf(&b, "    by workload:     %s\n", formatMap(byWorkload, Workloads))
 	for _, w := range Workloads {
 		if o, ok := r.Overlaps[w]; ok {
@@ -162,7 +162,7 @@ func (r Report) String() string {
 			worst = rc.After
 		}
 	}
-	fmt.Fprintf(&b, "  recovery:          worst %v from heal to next mutex acquisition\n", worst.Round(time.Millisecond))
+	fmt.Fprintf(&b, "  recovery:          worst %v from heal to next mutex acquisition or term\n", worst.Round(time.Millisecond))
 	// One line per fault, the recovery of each workload on it.
 	type line struct {
 		f     Fault
@@ -180,6 +180,9 @@ func (r Report) String() string {
 		after := "none before the end"
 		if rc.Acquired {
 			after = rc.After.Round(time.Millisecond).String()
+		}
+		if rc.Recipe != "" && rc.Recipe != RecipeMutex {
+			after = rc.Recipe + " " + after
 		}
 		if rc.Workload != "" {
 			after = rc.Workload + " " + after

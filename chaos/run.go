@@ -13,6 +13,7 @@ import (
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/leader"
 	"github.com/gocurator/curator/recipes/mutex"
 	"github.com/gocurator/curator/recipes/rwlock"
 	"github.com/gocurator/curator/recipes/semaphore"
@@ -27,8 +28,8 @@ const Root = "/chaos"
 // paths are one workload's locks and the resource nodes of its fenced
 // writes.
 type paths struct {
-	mutex, long, sem, rw, cohort                string
-	resMutex, resLong, resSem, resRW, resCohort string
+	mutex, long, sem, rw, cohort, election                   string
+	resMutex, resLong, resSem, resRW, resCohort, resElection string
 }
 
 func pathsOf(workload string) paths {
@@ -36,7 +37,7 @@ func pathsOf(workload string) paths {
 	return paths{
 		mutex: base + "/mutex", long: base + "/long", sem: base + "/sem", rw: base + "/rw", cohort: base + "/cohort",
 		resMutex: base + "/res/mutex", resLong: base + "/res/long", resSem: base + "/res/sem", resRW: base + "/res/write",
-		resCohort: base + "/res/cohort",
+		resCohort: base + "/res/cohort", election: base + "/election", resElection: base + "/res/election",
 	}
 }
 
@@ -113,7 +114,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			in.workloads = append(in.workloads, wl)
 		}
 		ps := pathsOf(wl)
-		for _, p := range []string{ps.resMutex, ps.resLong, ps.resSem, ps.resRW, ps.resCohort} {
+		for _, p := range []string{ps.resMutex, ps.resLong, ps.resSem, ps.resRW, ps.resCohort, ps.resElection} {
 			if _, err := in.clients[0].Create(ctx, p, []byte("0"), framework.CreatingParents()); err != nil &&
 				!errors.Is(err, zk.ErrNodeExists) {
 				return rep, fmt.Errorf("chaos: create %s: %w", p, err)
@@ -147,6 +148,13 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		for _, h := range []string{"a", "b", "c"} {
 			ws = append(ws, &worker{name: fmt.Sprintf("c%d-cohort-%s", i, h), recipe: RecipeCohort, lock: p.cohort,
 				resource: p.resCohort, acquire: lockerAcquire(mutex.New(c, p.cohort, mutex.WithLocalHandover(3)))})
+		}
+		// Two participants of one election (latch layout) campaign, lead
+		// for a few milliseconds to a session timeout, and resign.
+		for _, h := range []string{"a", "b"} {
+			name := fmt.Sprintf("c%d-elect-%s", i, h)
+			ws = append(ws, &worker{name: name, recipe: RecipeElection, lock: p.election, resource: p.resElection,
+				acquire: campaign(leader.New(c, p.election, leader.WithID(name)))})
 		}
 		for _, w := range ws {
 			n++
@@ -186,7 +194,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 
 // runFaults injects faults until deadline (or ctx ends): each round is every
 // kind once, shuffled by the seed. After each heal it waits for the mutex to
-// be acquired again (at most the progress bound), then for a quiet gap.
+// be acquired again and the election to have a new term (at most the
+// progress bound), then for a quiet gap.
 func runFaults(ctx context.Context, cfg Config, in *injector, rec *recorder, deadline time.Time) error {
 	var round []string
 	for {
@@ -207,7 +216,7 @@ func runFaults(ctx context.Context, cfg Config, in *injector, rec *recorder, dea
 			return err
 		}
 		limit := f.Heal.Add(2 * in.st)
-		for !rec.mutexProgressSince(f.Heal) && time.Now().Before(limit) {
+		for !rec.progressSince(f.Heal) && time.Now().Before(limit) {
 			sleep(ctx, 20*time.Millisecond)
 		}
 	}
@@ -237,7 +246,7 @@ func endState(in *injector) []EndCheck {
 	var paths []string
 	for _, w := range Workloads {
 		p := pathsOf(w)
-		paths = append(paths, p.mutex, p.long, p.sem, p.sem+"/locks", p.sem+"/leases", p.rw)
+		paths = append(paths, p.mutex, p.long, p.sem, p.sem+"/locks", p.sem+"/leases", p.rw, p.cohort, p.election)
 	}
 	left := map[string]int{}
 	nodes := EndCheck{Name: "no lock nodes left"}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/leader"
 	"github.com/gocurator/curator/recipes/mutex"
 	"github.com/gocurator/curator/recipes/rwlock"
 	"github.com/gocurator/curator/recipes/semaphore"
@@ -51,6 +52,20 @@ func semaphoreAcquire(s *semaphore.Semaphore) acquireFunc {
 	}
 }
 
+// campaign makes an election's participant a worker: a hold is a term,
+// its token the term's, its fenced write guarded by the term's CheckOp,
+// its release a Resign.
+func campaign(e *leader.Election) acquireFunc {
+	return func(ctx context.Context) (*hold, error) {
+		t, err := e.Campaign(ctx)
+		if err != nil {
+			return nil, err
+		}
+		check := func() (framework.Op, error) { return t.CheckOp(), nil }
+		return &hold{done: t.Done(), token: t.Token(), check: check, release: t.Resign}, nil
+	}
+}
+
 var (
 	_ locker = (*mutex.Mutex)(nil)
 	_ locker = (*rwlock.Lock)(nil)
@@ -80,13 +95,17 @@ type worker struct {
 // holdTime is how long the worker plans to hold: a few milliseconds, or for
 // the long mutex one to two session timeouts, so that a partition that
 // starts with the hold outlasts the holder's session while it still plans
-// to hold.
+// to hold; an election's term either.
 func (w *worker) holdTime() time.Duration {
 	switch {
 	case w.holdFor > 0:
 		return w.holdFor
 	case w.recipe == RecipeLongMutex:
 		return w.st + time.Duration(w.rng.Int63n(int64(w.st)))
+	case w.recipe == RecipeElection && w.rng.Intn(2) == 0:
+		// Half the terms last half a session timeout to one, so that
+		// partitions often catch a leader in the middle of its term.
+		return w.st/2 + time.Duration(w.rng.Int63n(int64(w.st/2)))
 	default:
 		return time.Duration(5+w.rng.Intn(45)) * time.Millisecond
 	}
