@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -208,7 +207,7 @@ func watchNode(ctx context.Context, c *framework.Client, node string, revocable 
 				return
 			case err != nil:
 				return
-			case revocable && bytes.Equal(data, locking.RevokeMessage):
+			case revocable && string(data) == locking.RevokeMessage:
 				out <- "revocation requested"
 				return
 			}

@@ -1,7 +1,6 @@
 package locking
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,7 +12,7 @@ import (
 
 // RevokeMessage is what Revoke writes into a holder's node (Curator's
 // REVOKE_MESSAGE).
-var RevokeMessage = []byte("__REVOKE__")
+const RevokeMessage = "__REVOKE__"
 
 // Revoke asks the holder of node to release by writing RevokeMessage into
 // it. A missing node is not an error.
@@ -21,7 +20,7 @@ func Revoke(ctx context.Context, c *framework.Client, node string) error {
 	if c == nil {
 		return ErrNilClient
 	}
-	_, err := c.Set(ctx, node, RevokeMessage, -1)
+	_, err := c.Set(ctx, node, []byte(RevokeMessage), -1)
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil
 	}
@@ -55,7 +54,7 @@ func WatchRevocation(h *Hold, fn func()) {
 			if err != nil {
 				return
 			}
-			if bytes.Equal(data, RevokeMessage) {
+			if string(data) == RevokeMessage {
 				h.noteLoss(reasonRevoked)
 				h.revoked.Store(true)
 				fn()
