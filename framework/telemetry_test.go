@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/internal/oteltest"
@@ -122,5 +123,22 @@ func TestTelemetryClient(t *testing.T) {
 	}
 	if st, err := direct.Exists(ctx, "/gone"); err != nil || st != nil {
 		t.Fatalf("after the guaranteed delete: exists = %v, %v; want gone", st, err)
+	}
+}
+
+// BenchmarkTelemetryRequestOverhead measures what do adds to a request
+// when nothing is configured (the global providers, no SDK, no span in the
+// context): the clock, the span check, the result and the measurement.
+func BenchmarkTelemetryRequestOverhead(b *testing.B) {
+	t := newClientTelemetry(&options{})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for range b.N {
+		start := time.Now()
+		if trace.SpanFromContext(ctx).IsRecording() {
+			b.Fatal("a recording span in a background context")
+		}
+		res := resultOf(nil)
+		t.requests.Record(ctx, time.Since(start).Seconds(), t.reqOpts[reqGet][res]...)
 	}
 }
