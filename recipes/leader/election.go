@@ -71,7 +71,8 @@ func New(c *framework.Client, path string, opts ...Option) *Election {
 		data = []byte{}
 	}
 	e.driver = locking.StandardDriver{LockName: e.name, Data: data}
-	e.l = locking.New(c, path, e.driver, locking.WithLogger(e.log), locking.WithErrorPolicy(o.policy))
+	e.l = locking.New(c, path, e.driver, locking.WithLogger(e.log), locking.WithErrorPolicy(o.policy),
+		locking.WithKind("leader")) // the selector layout's nodes are a mutex's
 	return e
 }
 

@@ -308,6 +308,11 @@ func (co *cohort) release(ctx context.Context, h *Hold) error {
 		co.holder = w.hold
 		co.mu.Unlock()
 		close(w.ready)
+		// A local hand-over is a hand-over: counted as the loop counts
+		// its own (the ZooKeeper hold's gauges and hold duration stay
+		// the node's).
+		t := co.l.instruments()
+		t.handovers.Add(ctx, 1, t.base...)
 		return nil
 	}
 	co.global = nil
