@@ -72,7 +72,8 @@ func New(c *framework.Client, path string, opts ...Option) *Election {
 	}
 	e.driver = locking.StandardDriver{LockName: e.name, Data: data}
 	e.l = locking.New(c, path, e.driver, locking.WithLogger(e.log), locking.WithErrorPolicy(o.policy),
-		locking.WithKind("leader")) // the selector layout's nodes are a mutex's
+		locking.WithKind("leader"), // the selector layout's nodes are a mutex's
+		locking.WithName(o.telemetryName))
 	return e
 }
 

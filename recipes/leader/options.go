@@ -18,6 +18,8 @@ type options struct {
 	// selector selects Curator's LeaderSelector layout ("lock-" nodes, the
 	// mutex's). Default false: LeaderLatch's layout ("latch-" nodes).
 	selector bool
+	// telemetryName is WithTelemetryName's, "" for the election path.
+	telemetryName string
 	// policy decides which connection states end a term. Default nil: the
 	// client's ErrorPolicy (framework.WithErrorPolicy).
 	policy connstate.ErrorPolicy
@@ -50,3 +52,10 @@ func WithErrorPolicy(p connstate.ErrorPolicy) Option { return func(o *options) {
 // WithLogger sets the logger (default: the client's, named "leader").
 // Elections log term starts and ends at Info, requeues at Debug.
 func WithLogger(log *zap.Logger) Option { return func(o *options) { o.log = log } }
+
+// WithTelemetryName sets the name under which the election's metrics and spans
+// are recorded (the curator.lock.name attribute; default: the lock path).
+// Give locks whose paths are made per entity (/locks/order-1234) one name
+// shared by all of them, such as "orders": every distinct name is a series
+// of each metric.
+func WithTelemetryName(name string) Option { return func(o *options) { o.telemetryName = name } }

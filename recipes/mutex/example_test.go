@@ -116,3 +116,50 @@ func ExampleRevocable() {
 	}
 	// Elsewhere: mutex.Revoke(ctx, client, nodeFromParticipants)
 }
+
+// Many goroutines of one process on one lock: with local hand-over they
+// share one node and pass the hold among themselves with no request, at
+// most 16 times in a row before the other processes get their turn.
+func ExampleWithLocalHandover() {
+	ctx := context.Background()
+	c, err := framework.Connect(ctx, "127.0.0.1:2181")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	done := make(chan struct{})
+	for range 16 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			// One handle per goroutine; the handles of c on the path share a node.
+			m := mutex.New(c, "/locks/account-42", mutex.WithLocalHandover(16),
+				mutex.WithTelemetryName("accounts"))
+			if err := m.Acquire(ctx); err != nil {
+				log.Print(err)
+				return
+			}
+			defer m.Release(context.Background())
+			// ... update the account, sending m.FencingToken() along ...
+		}()
+	}
+	for range 16 {
+		<-done
+	}
+}
+
+// Per-holder tokens: every local holder gets a token of its own, at one
+// round trip per local hand-over.
+func ExampleWithPerHolderTokens() {
+	ctx := context.Background()
+	c, err := framework.Connect(ctx, "127.0.0.1:2181")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	m := mutex.New(c, "/locks/ledger", mutex.WithLocalHandover(8), mutex.WithPerHolderTokens())
+	if err := m.Acquire(ctx); err != nil {
+		log.Fatal(err)
+	}
+	defer m.Release(context.Background())
+	fmt.Println("token of this holder alone:", m.FencingToken(), "local waiters:", m.LocalWaiters())
+}

@@ -43,7 +43,8 @@ func New(c *framework.Client, path string, opts ...Option) *Mutex {
 			}
 		}
 	}
-	l := locking.New(c, path, locking.StandardDriver{LockName: "lock-", Data: data}, locking.WithInvalid(o.err))
+	l := locking.New(c, path, locking.StandardDriver{LockName: "lock-", Data: data}, locking.WithInvalid(o.err),
+		locking.WithName(o.telemetryName))
 	m.r = locking.NewReentrant(l, "mutex "+path, hooks)
 	return m
 }

@@ -20,7 +20,9 @@ type options struct {
 	localHandover int
 	// perHolderTokens is WithPerHolderTokens.
 	perHolderTokens bool
-	err             error // the first invalid option's
+	// telemetryName is WithTelemetryName's, "" for the lock path.
+	telemetryName string
+	err           error // the first invalid option's
 }
 
 // WithData sets the data of the lock node (default: the client's default
@@ -72,3 +74,10 @@ func WithLocalHandover(max int) Option {
 func WithPerHolderTokens() Option {
 	return func(o *options) { o.perHolderTokens = true }
 }
+
+// WithTelemetryName sets the name under which the mutex's metrics and spans
+// are recorded (the curator.lock.name attribute; default: the lock path).
+// Give locks whose paths are made per entity (/locks/order-1234) one name
+// shared by all of them, such as "orders": every distinct name is a series
+// of each metric.
+func WithTelemetryName(name string) Option { return func(o *options) { o.telemetryName = name } }

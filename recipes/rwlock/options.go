@@ -15,6 +15,8 @@ type options struct {
 	data []byte
 	// localHandover is WithLocalHandover's max, 0 for none.
 	localHandover int
+	// telemetryName is WithTelemetryName's, "" for the lock path.
+	telemetryName string
 	err           error // the first invalid option's
 }
 
@@ -43,3 +45,10 @@ func WithLocalHandover(max int) Option {
 		o.localHandover = max
 	}
 }
+
+// WithTelemetryName sets the name under which the read/write lock (both locks)'s metrics and spans
+// are recorded (the curator.lock.name attribute; default: the lock path).
+// Give locks whose paths are made per entity (/locks/order-1234) one name
+// shared by all of them, such as "orders": every distinct name is a series
+// of each metric.
+func WithTelemetryName(name string) Option { return func(o *options) { o.telemetryName = name } }

@@ -38,7 +38,7 @@ func New(c *framework.Client, path string, opts ...Option) *RWLock {
 		}
 	}
 	rw := &RWLock{writeChanged: make(chan struct{})}
-	var lopts []locking.Option
+	lopts := []locking.Option{locking.WithName(o.telemetryName)}
 	if c != nil {
 		lopts = append(lopts, locking.WithLogger(c.Logger().Named("rwlock")))
 	}

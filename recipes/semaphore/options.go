@@ -17,6 +17,8 @@ type options struct {
 	count *shared.Count
 	// countSet records that WithMaxLeasesFrom was given, even with nil.
 	countSet bool
+	// telemetryName is WithTelemetryName's, "" for the semaphore path.
+	telemetryName string
 }
 
 // CuratorV2 selects the layout and protocol of Curator's
@@ -42,3 +44,10 @@ func WithData(data []byte) Option {
 func WithMaxLeasesFrom(c *shared.Count) Option {
 	return func(o *options) { o.count, o.countSet = c, true }
 }
+
+// WithTelemetryName sets the name under which the semaphore's metrics and spans
+// are recorded (the curator.lock.name attribute; default: the lock path).
+// Give locks whose paths are made per entity (/locks/order-1234) one name
+// shared by all of them, such as "orders": every distinct name is a series
+// of each metric.
+func WithTelemetryName(name string) Option { return func(o *options) { o.telemetryName = name } }
