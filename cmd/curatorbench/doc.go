@@ -59,6 +59,11 @@
 //	semaphore     recipes/semaphore (V1 layout) with -max-leases leases (0: as
 //	              many as sessions, so a lease is always free); peer: Curator
 //	              InterProcessSemaphoreV2
+//	election      recipes/leader (latch layout) between 2 sessions, the leader
+//	              resigning after 20 ms; its p50 and p99 are the fail-over, from
+//	              the leader's Resign call to the next leader's Campaign return;
+//	              peer: Curator LeaderLatch (close to await's return). Not at
+//	              RTT 0.
 //
 // and, with -workloads all or by name: raw (create EPHEMERAL_SEQUENTIAL +
 // getChildren, then delete, on go-zookeeper directly: a lock's floor), write

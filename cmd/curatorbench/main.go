@@ -382,6 +382,12 @@ func scenarios(f flags, names []string, rtt time.Duration) []bench.Scenario {
 			}
 		case bench.Semaphore, bench.SemaphoreV2:
 			out = append(out, bench.Scenario{Name: name, Clients: f.clients, MaxLeases: leases})
+		case bench.Election:
+			// The fail-over of two sessions' election, at the RTTs of a
+			// network (issue 13 names 0.5 and 2 ms).
+			if rtt > 0 {
+				out = append(out, bench.Scenario{Name: name, Clients: 2, Hold: bench.ElectionHold})
+			}
 		default:
 			out = append(out, bench.Scenario{Name: name, Clients: f.clients})
 		}

@@ -71,6 +71,9 @@ func TestScenarios(t *testing.T) {
 	if !strings.Contains(at2, "mutex, 64 sessions") {
 		t.Fatalf("at RTT 2ms the 64-session row is missing: %s", at2)
 	}
+	if !strings.Contains(at2, "election, 2 sessions, hold 20ms") {
+		t.Fatalf("at RTT 2ms the election's fail-over row is missing: %s", at2)
+	}
 }
 
 // The proxy runs in a child process (here the test binary) and delays.

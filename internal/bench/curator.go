@@ -25,6 +25,8 @@ func CuratorWorkload(name string) (string, bool) {
 		return "write", true
 	case Semaphore, SemaphoreV2:
 		return "semv2", true
+	case Election:
+		return "election", true
 	}
 	return "", false
 }

@@ -370,7 +370,7 @@ var HarnessAllocs = sync.OnceValue(func() float64 {
 })
 
 // cycle acquires, holds for hold, releases, and returns the acquire
-// latency.
+// latency (or the one l.Latency gives).
 func cycle(ctx context.Context, l Locker, hold time.Duration) (time.Duration, error) {
 	actx, cancel := context.WithTimeout(ctx, acquireTimeout)
 	defer cancel()
@@ -382,6 +382,11 @@ func cycle(ctx context.Context, l Locker, hold time.Duration) (time.Duration, er
 		return 0, fmt.Errorf("acquire: %w", err)
 	}
 	d := time.Since(t0)
+	if l.Latency != nil {
+		if v := l.Latency(); v > 0 {
+			d = v
+		}
+	}
 	if hold > 0 {
 		time.Sleep(hold)
 	}

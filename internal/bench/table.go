@@ -126,6 +126,9 @@ func (t Table) Title() string {
 // rowLabel is the workload column: the workload with its hold and leases.
 func rowLabel(r Result) string {
 	name := r.Workload
+	if name == Election {
+		name += " fail-over" // its p50 and p99 are the fail-over's
+	}
 	if r.MaxLeases > 0 {
 		name += fmt.Sprintf(" (%d leases)", r.MaxLeases)
 	}

@@ -129,6 +129,22 @@ func Targets(tables []Table) []Target {
 		}
 		check(fmt.Sprintf("local hand-over, 4 sessions x 16 goroutines: >= 10x Curator at RTT %s ms", trimFloat(rtt)), 10, false, v, ok, m)
 	}
+	// Leader election (issue 13): fail-over in one round trip, Curator's
+	// LeaderLatch in two.
+	v, ok, m = each(func(rows Rows) (float64, bool, string) {
+		for _, r := range rows {
+			if r.Workload == Election && r.Impl == ImplOurs {
+				c, okC := rows.find(Election, ImplCurator, r.Clients, r.HoldMs)
+				if !okC || c.P50Ms <= 0 {
+					return 0, false, ""
+				}
+				return r.P50Ms / c.P50Ms, true, fmt.Sprintf("p50 %.2f ms vs %.2f ms (p99 %.2f vs %.2f ms)",
+					r.P50Ms, c.P50Ms, r.P99Ms, c.P99Ms)
+			}
+		}
+		return 0, false, ""
+	})
+	check("election fail-over p50 <= 1/2 of Curator's LeaderLatch at RTT 2 ms", 0.5, true, v, ok, m)
 	if rows, ok := at(0); ok {
 		v, ok, m := worst(rows, Mutex, 8, 0)
 		check("contended mutex, 8 sessions, on loopback (RTT 0): >= 1.0x Curator and zk.Lock", 1.0, false, v, ok, m)

@@ -35,15 +35,20 @@ const (
 	// CohortTokens is Cohort with per-holder tokens (one round trip per
 	// local hand-over): ours only, for its cost next to Cohort.
 	CohortTokens = "cohort-tokens"
+	// Election is a leader election (latch layout) between two sessions
+	// whose leader resigns after ElectionHold: its latencies are the
+	// fail-over, from the leader's resign to the next leader's Campaign
+	// return (Curator's LeaderLatch: close to await's return).
+	Election = "election"
 )
 
 // Names lists every workload name the command accepts, in table order.
-var Names = []string{Raw, Mutex, Uncontended, Cohort, CohortTokens, Read, Write, Semaphore, SemaphoreV2}
+var Names = []string{Raw, Mutex, Uncontended, Cohort, CohortTokens, Read, Write, Semaphore, SemaphoreV2, Election}
 
 // Headline is the default set: the contended mutex, the uncontended
-// acquire+release, the read lock with readers only and the V1 semaphore
-// with a free lease.
-var Headline = []string{Mutex, Uncontended, Cohort, Read, Semaphore}
+// acquire+release, the local hand-over, the read lock with readers only,
+// the V1 semaphore with a free lease and the election's fail-over.
+var Headline = []string{Mutex, Uncontended, Cohort, Read, Semaphore, Election}
 
 // Workload is one implementation of one workload run by the Go loop.
 type Workload struct {

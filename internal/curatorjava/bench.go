@@ -21,8 +21,10 @@ type BenchConfig struct {
 	// Path is the lock path; "/curatorjava-bench/<Workload>" if empty.
 	Path string
 	// Workload is "mutex" (InterProcessMutex), "read" or "write" (the read
-	// or write lock of InterProcessReadWriteLock) or "semv2"
-	// (InterProcessSemaphoreV2 with MaxLeases leases).
+	// or write lock of InterProcessReadWriteLock), "semv2"
+	// (InterProcessSemaphoreV2 with MaxLeases leases) or "election" (a
+	// LeaderLatch per cycle: start, await, hold, close; its latencies are
+	// the fail-over, from the previous leader's close to await's return).
 	Workload string
 	// Clients is the number of Curator clients (ZooKeeper sessions), one
 	// worker thread each unless PerClient says more.
@@ -110,9 +112,9 @@ type BenchRun struct {
 // ErrNotInstalled when Java or the Curator jars are missing.
 func StartBench(ctx context.Context, cfg BenchConfig) (*BenchRun, error) {
 	switch cfg.Workload {
-	case "mutex", "read", "write", "semv2":
+	case "mutex", "read", "write", "semv2", "election":
 	default:
-		return nil, fmt.Errorf("curatorjava: unknown workload %q (want mutex, read, write or semv2)", cfg.Workload)
+		return nil, fmt.Errorf("curatorjava: unknown workload %q (want mutex, read, write, semv2 or election)", cfg.Workload)
 	}
 	if cfg.ConnectString == "" {
 		return nil, errors.New("curatorjava: BenchConfig.ConnectString is empty")

@@ -16,6 +16,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
@@ -25,7 +26,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 /**
  * Closed-loop lock benchmark for Apache Curator recipes.
  *
- * <p>Usage: {@code Bench <connectString> <path> <mutex|read|write|semv2>
+ * <p>Usage: {@code Bench <connectString> <path> <mutex|read|write|semv2|election>
  * <clients> <maxLeases> <holdMillis> [threadsPerClient]}.
  *
  * <p>Starts one CuratorFramework client and one thread per simulated client
@@ -46,7 +47,10 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * </pre>
  *
  * <p>A cycle counts in the measured period if it both started and finished
- * inside it. Latency is the time from calling acquire to holding the lock.
+ * inside it. Latency is the time from calling acquire to holding the lock;
+ * in the election mode (a LeaderLatch per cycle: start, await, hold, close)
+ * it is the fail-over, from the previous leader's call to close to the
+ * return of this leader's await.
  * After stop it prints one JSON object on stdout; diagnostics go to stderr.
  * Exit status 0 on success.
  */
@@ -62,6 +66,8 @@ public final class Bench {
     /** Cycles completed since the last phase switch. */
     private static final AtomicLong completed = new AtomicLong();
     private static long holdNanos;
+    /** Election mode: System.nanoTime() when the last leader called close; 0 before the first. */
+    private static final AtomicLong lastResign = new AtomicLong();
 
     private interface Op {
         /** Acquires, releases and returns the acquire latency in nanoseconds. */
@@ -70,7 +76,7 @@ public final class Bench {
 
     public static void main(String[] args) throws Exception {
         if (args.length != 6 && args.length != 7) {
-            System.err.println("usage: Bench <connectString> <path> <mutex|read|write|semv2> "
+            System.err.println("usage: Bench <connectString> <path> <mutex|read|write|semv2|election> "
                     + "<clients> <maxLeases> <holdMillis> [threadsPerClient]");
             System.exit(2);
         }
@@ -87,10 +93,10 @@ public final class Bench {
         }
         holdNanos = (long) (holdMillis * 1e6);
         switch (workload) {
-            case "mutex": case "read": case "write": case "semv2":
+            case "mutex": case "read": case "write": case "semv2": case "election":
                 break;
             default:
-                System.err.println("unknown workload " + workload + " (want mutex, read, write or semv2)");
+                System.err.println("unknown workload " + workload + " (want mutex, read, write, semv2 or election)");
                 System.exit(2);
         }
 
@@ -249,6 +255,8 @@ public final class Bench {
                 return lockOp(new InterProcessReadWriteLock(client, path).readLock());
             case "write":
                 return lockOp(new InterProcessReadWriteLock(client, path).writeLock());
+            case "election":
+                return () -> electionCycle(client, path);
             default: {
                 InterProcessSemaphoreV2 sem = new InterProcessSemaphoreV2(client, path, maxLeases);
                 return () -> {
@@ -278,6 +286,31 @@ public final class Bench {
             lock.release();
             return t1 - t0;
         };
+    }
+
+    /**
+     * One term of a LeaderLatch (a latch cannot be started again after
+     * close): start, await leadership, lead for holdNanos, close. Returns
+     * the fail-over, from the previous leader's close call to our await's
+     * return (the await's own latency before anyone resigned).
+     */
+    private static long electionCycle(CuratorFramework client, String path) throws Exception {
+        LeaderLatch latch = new LeaderLatch(client, path);
+        long t0 = System.nanoTime();
+        latch.start();
+        try {
+            if (!latch.await(ACQUIRE_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("leader latch await timed out after " + ACQUIRE_TIMEOUT_MS + "ms");
+            }
+            long t1 = System.nanoTime();
+            long prev = lastResign.get();
+            long nanos = prev == 0 ? t1 - t0 : t1 - prev;
+            hold();
+            lastResign.set(System.nanoTime());
+            return nanos;
+        } finally {
+            latch.close();
+        }
     }
 
     /** The critical section: holdNanos of doing nothing while holding. */

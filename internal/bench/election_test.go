@@ -1,0 +1,116 @@
+package bench
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/gocurator/curator/zktest"
+)
+
+// The loop records what Latency gives (the election's fail-over) in place
+// of the acquire call's own time, unless it gives 0.
+func TestCycleLatencyOverride(t *testing.T) {
+	nop := func(context.Context) error { return nil }
+	for _, tt := range []struct {
+		name    string
+		latency func() time.Duration
+		want    func(time.Duration) bool
+	}{
+		{"no override", nil, func(d time.Duration) bool { return d < time.Hour }},
+		{"override", func() time.Duration { return time.Hour }, func(d time.Duration) bool { return d == time.Hour }},
+		{"zero keeps the call's", func() time.Duration { return 0 }, func(d time.Duration) bool { return d < time.Hour }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := cycle(context.Background(), Locker{Acquire: nop, Release: nop, Latency: tt.latency}, 0)
+			if err != nil || !tt.want(d) {
+				t.Fatalf("cycle = %v, %v", d, err)
+			}
+		})
+	}
+}
+
+func TestResignClock(t *testing.T) {
+	c := resignClock{base: time.Now()}
+	if d := c.since(time.Now()); d != 0 {
+		t.Fatalf("before any resignation: %v, want 0", d)
+	}
+	c.stamp()
+	at := c.base.Add(time.Duration(c.last.Load()) + 3*time.Millisecond)
+	if d := c.since(at); d != 3*time.Millisecond {
+		t.Fatalf("since = %v, want 3ms", d)
+	}
+}
+
+func TestElectionTarget(t *testing.T) {
+	const goal = "election fail-over p50 <= 1/2 of Curator's LeaderLatch at RTT 2 ms"
+	hold := float64(ElectionHold) / float64(time.Millisecond)
+	for _, tt := range []struct {
+		name       string
+		ours, java float64 // p50 ms
+		want       string
+	}{
+		{"one round trip against two", 2.8, 6, "MET"},
+		{"no better than Curator", 5, 6, "MISSED"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rows := Rows{
+				{Workload: Election, Impl: ImplOurs, Clients: 2, HoldMs: hold, Ops: 1, OpsPerSec: 40, P50Ms: tt.ours},
+				{Workload: Election, Impl: ImplCurator, Clients: 2, HoldMs: hold, Ops: 1, OpsPerSec: 35, P50Ms: tt.java},
+			}
+			for _, tg := range Targets([]Table{{RTTMs: 2, Rows: rows}}) {
+				if tg.Goal == goal {
+					if tg.Status != tt.want {
+						t.Fatalf("%s: %s (%s), want %s", goal, tg.Status, tg.Measured, tt.want)
+					}
+					return
+				}
+			}
+			t.Fatalf("no target %q", goal)
+		})
+	}
+	for _, tg := range Targets(nil) {
+		if tg.Goal == goal && tg.Status != "n/a" {
+			t.Fatalf("without rows: %s", tg.Status)
+		}
+	}
+}
+
+// Both sides of the election row run against a real server and report a
+// fail-over for every measured term.
+func TestElectionRow(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := CuratorReady(); err != nil {
+		t.Fatalf("Curator's side cannot run: %v", err)
+	}
+	wl, ok := Lookup(Election, ImplOurs)
+	if !ok {
+		t.Fatal("no election workload of ours")
+	}
+	jw, ok := CuratorWorkload(Election)
+	if !ok {
+		t.Fatal("no Curator election workload")
+	}
+	for _, impl := range []string{ImplOurs, ImplCurator} {
+		cfg := Config{Servers: srv.Addr(), Path: PathFor(Scenario{Name: Election, Clients: 2}, impl), Clients: 2,
+			Hold: ElectionHold, Warmup: 500 * time.Millisecond, Measure: time.Second}
+		var (
+			r   Result
+			err error
+		)
+		if impl == ImplOurs {
+			r, err = Run(ctx, cfg, wl)
+		} else {
+			r, err = RunCurator(ctx, cfg, jw, "")
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", impl, err)
+		}
+		t.Logf("%s: %.0f terms/s, fail-over p50 %.2f ms, p99 %.2f ms", impl, r.OpsPerSec, r.P50Ms, r.P99Ms)
+		if r.Workload != Election || r.Ops <= 0 || r.P50Ms <= 0 || r.P99Ms < r.P50Ms {
+			t.Fatalf("%s: implausible row %+v", impl, r)
+		}
+	}
+}
