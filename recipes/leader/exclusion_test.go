@@ -40,7 +40,9 @@ type win struct {
 func TestExactlyOneLeader(t *testing.T) {
 	t.Parallel()
 	ns := testkit.Unique(t)
-	ctx, cancel := context.WithCancel(testkit.Ctx(t))
+	// testkit.Ctx's 30 s would end the run part-way at the 500
+	// hand-overs (make leader-stress): the budget grows with the count.
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Deadline+time.Duration(*handOvers)*2*time.Second)
 	defer cancel()
 	admin := testkit.Connect(t, zkAddr, ns)
 	if _, err := admin.Create(ctx, "/marker", []byte{}); err != nil {
