@@ -38,7 +38,10 @@ func (c *Client) background(task func(ctx context.Context, conn *zk.Conn) error)
 				}
 				return
 			}
-			err = connectionLoss(task(c.ctx, conn))
+			err = c.sendable(c.ctx, conn)
+			if err == nil {
+				err = connectionLoss(task(c.ctx, conn))
+			}
 			if err == nil {
 				return
 			}

@@ -53,6 +53,8 @@ type Client struct {
 	closeOnce   sync.Once
 	closeResult error
 	watches     watchPumps // strip the prefix off watch events; under mu
+	// set counts the watches set and not fired (see watchreset.go).
+	set watchCounts
 }
 
 // handle is one go-zookeeper connection. The client replaces it when it
@@ -162,6 +164,7 @@ func Connect(ctx context.Context, connectString string, opts ...Option) (*Client
 // nothing runs without them there either.
 func (c *Client) dial(gen uint64) (*handle, error) {
 	h := &handle{gen: gen, ready: make(chan struct{}), wire: newWire(handshakeTimeout(c.opts.sessionTimeout))}
+	h.wire.hasWatches = c.set.any
 	dialer := c.opts.dialer
 	if dialer == nil {
 		dialer = net.DialTimeout
@@ -519,6 +522,9 @@ func (c *Client) attempt(ctx, rctx context.Context, op func(conn *zk.Conn) error
 	}
 	conn, err := c.current(rctx)
 	if err != nil {
+		return err
+	}
+	if err := c.sendable(ctx, conn); err != nil {
 		return err
 	}
 	// The request waits on the caller's ctx, not rctx: Close fails

@@ -74,6 +74,7 @@ func (c *Client) handle(e connEvent) {
 		return
 	}
 	if e.ev.Type != zk.EventSession {
+		c.set.fired(e.ev)
 		return
 	}
 	switch e.ev.State {
@@ -88,6 +89,9 @@ func (c *Client) handle(e connEvent) {
 			c.startSessionLocked(sid)
 			c.setStateLocked(connstate.Reconnected)
 		case sid != c.session:
+			// A new session: go-zookeeper dropped the old one's
+			// watches and sets none again (see watchreset.go).
+			c.h.wire.giveUpWatchesSet()
 			c.tel.expired(expiryServer)
 			c.loseLocked()
 			c.startSessionLocked(sid)
@@ -224,6 +228,7 @@ func (c *Client) replaceLocked() {
 	}
 	c.gen++
 	c.h = h
+	c.set.reset() // watches of the old connection are not set again
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()

@@ -45,7 +45,21 @@ func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.
 		ch   <-chan zk.Event
 	)
 	err := c.do(ctx, reqExists, func(conn *zk.Conn) error {
-		ok, st, w, err := conn.ExistsW(c.full(path))
+		full := c.full(path)
+		// Counted before it is set (see watchreset.go): a data watch if
+		// the node exists, an exist watch if not.
+		c.set.add(full, watchData, 1)
+		c.set.add(full, watchExist, 1)
+		ok, st, w, err := conn.ExistsW(full)
+		switch {
+		case err != nil:
+			c.set.add(full, watchData, -1)
+			c.set.add(full, watchExist, -1)
+		case ok:
+			c.set.add(full, watchExist, -1)
+		default:
+			c.set.add(full, watchData, -1)
+		}
 		if ok {
 			stat = st
 		}
@@ -114,7 +128,12 @@ func (c *Client) GetWOrdered(ctx context.Context, path string) ([]byte, *zk.Stat
 		ch   <-chan zk.Event
 	)
 	err := c.do(ctx, reqGet, func(conn *zk.Conn) error {
-		d, st, w, err := conn.GetW(c.full(path))
+		full := c.full(path)
+		c.set.add(full, watchData, 1) // before it is set: see watchreset.go
+		d, st, w, err := conn.GetW(full)
+		if err != nil {
+			c.set.add(full, watchData, -1)
+		}
 		data, stat, ch = d, st, w
 		return err
 	})
@@ -186,7 +205,12 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat
 		ch       <-chan zk.Event
 	)
 	err := c.do(ctx, reqChildren, func(conn *zk.Conn) error {
-		c2, st, w, err := conn.ChildrenW(c.full(path))
+		full := c.full(path)
+		c.set.add(full, watchChild, 1) // before it is set: see watchreset.go
+		c2, st, w, err := conn.ChildrenW(full)
+		if err != nil {
+			c.set.add(full, watchChild, -1)
+		}
 		children, stat, ch = c2, st, w
 		return err
 	})

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"encoding/binary"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -31,8 +32,11 @@ import (
 // wire is what the frames of one go-zookeeper connection told us.
 type wire struct {
 	handshake time.Duration // longest wait for a connect response, 0: go-zookeeper's
-	timeoutMs int64         // negotiated session timeout, 0 until known
-	lastAck   time.Time     // send time of the last acknowledged request, zero until one
+	// hasWatches, if set, says whether go-zookeeper may have watches to
+	// set again on a new connection (see watchreset.go).
+	hasWatches func() bool
+	timeoutMs  int64     // negotiated session timeout, 0 until known
+	lastAck    time.Time // send time of the last acknowledged request, zero until one
 
 	mu        sync.Mutex
 	live      *wireConn              // the socket in use, nil between connections
@@ -53,6 +57,7 @@ const (
 	wireOpCreate2         = 15
 	wireOpCreateContainer = 19
 	wireOpCreateTTL       = 21
+	wireOpSetWatches      = 101
 	// maxHead is how much of a reply is kept to be read: the header and
 	// a created path of any sensible length.
 	maxHead = 16 + 4 + 1024
@@ -119,6 +124,52 @@ type wanted struct {
 	sent chan struct{} // closed once the request is written
 }
 
+// recordOps makes every connection keep the opcodes it writes (wireConn.ops),
+// for tests of what is sent in which order.
+var recordOps atomic.Bool
+
+// writtenOps returns the opcodes written on the live connection so far
+// (with recordOps on).
+func (w *wire) writtenOps() []int32 {
+	w.mu.Lock()
+	live := w.live
+	w.mu.Unlock()
+	if live == nil {
+		return nil
+	}
+	live.sentMu.Lock()
+	defer live.sentMu.Unlock()
+	return append([]int32(nil), live.ops...)
+}
+
+// watchesSet returns the live connection's setWatches signal (see
+// wireConn.watchesSet), nil between connections.
+func (w *wire) watchesSet() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.live == nil {
+		return nil
+	}
+	return w.live.watchesSet
+}
+
+// giveUpWatchesSet opens the live connection's setWatches signal without
+// the request: a count that said watches were set was wrong.
+func (w *wire) giveUpWatchesSet() {
+	w.mu.Lock()
+	live := w.live
+	w.mu.Unlock()
+	if live == nil {
+		return
+	}
+	live.sentMu.Lock()
+	defer live.sentMu.Unlock()
+	if !live.setSeen && live.watchesSet != nil {
+		live.setSeen = true
+		close(live.watchesSet)
+	}
+}
+
 // take returns the reply to a create of path, if seen, and forgets it.
 func (w *wire) take(path string) (createReply, bool) {
 	w.mu.Lock()
@@ -144,7 +195,12 @@ func (w *wire) dialer(d zk.Dialer) zk.Dialer {
 		if err != nil {
 			return nil, err
 		}
-		wc := &wireConn{Conn: conn, w: w}
+		wc := &wireConn{Conn: conn, w: w, watchesSet: make(chan struct{})}
+		if w.hasWatches == nil || !w.hasWatches() {
+			// No watch to set again: no setWatches to wait for.
+			wc.setSeen = true
+			close(wc.watchesSet)
+		}
 		w.mu.Lock()
 		clear(w.pending) // requests of an earlier connection get no reply
 		if w.abandoned {
@@ -185,9 +241,15 @@ func (c *wireConn) Close() error {
 
 type wireConn struct {
 	net.Conn
-	w       *wire
-	wrote   bool  // the connect request is out
-	session int64 // from the connect response
+	w *wire
+	// watchesSet is closed once go-zookeeper writes a setWatches request
+	// on this connection (see watchreset.go).
+	watchesSet chan struct{}
+	setSeen    bool
+	ops        []int32 // opcodes written, in order, while recordOps is on (tests)
+	pend       []byte  // bytes read ahead (a frame's length and xid), not yet handed on
+	wrote      bool    // the connect request is out
+	session    int64   // from the connect response
 
 	// Requests written and not yet answered, in order (ZooKeeper answers a
 	// session's requests in the order they were sent). Write and Read run
@@ -238,6 +300,19 @@ func (c *wireConn) SetReadDeadline(t time.Time) error {
 func (c *wireConn) Write(p []byte) (int, error) {
 	now := time.Now()
 	if c.wrote {
+		if recordOps.Load() && len(p) >= 12 {
+			c.sentMu.Lock()
+			c.ops = append(c.ops, int32(binary.BigEndian.Uint32(p[8:12])))
+			c.sentMu.Unlock()
+		}
+		if len(p) >= 12 && int32(binary.BigEndian.Uint32(p[8:12])) == wireOpSetWatches {
+			c.sentMu.Lock()
+			if !c.setSeen && c.watchesSet != nil {
+				c.setSeen = true
+				close(c.watchesSet)
+			}
+			c.sentMu.Unlock()
+		}
 		c.request(p)
 		if len(p) >= 8 {
 			c.sentMu.Lock()
@@ -299,7 +374,7 @@ func (c *wireConn) request(p []byte) {
 
 // Read sees the replies, in whatever pieces they arrive.
 func (c *wireConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
+	n, err := c.read(p)
 	for b := p[:n]; len(b) > 0; {
 		if c.left == 0 {
 			k := copy(c.lenBuf[c.lenN:], b)
@@ -330,6 +405,86 @@ func (c *wireConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// read reads from the socket for Read. Until go-zookeeper has set the
+// session's watches again on this connection (watchesSet), it reads frame
+// by frame and holds back the reply to a request (xid >= 0) until then, or
+// watchResetWait: go-zookeeper's receive loop writes its last zxid for
+// every such reply while its loop goroutine reads it, unsynchronised,
+// building the setWatches request (go-zookeeper/zk#35; see watchreset.go).
+// Notifications, pings and the credentials' replies pass.
+func (c *wireConn) read(p []byte) (int, error) {
+	if len(c.pend) > 0 {
+		n := copy(p, c.pend)
+		c.pend = c.pend[n:]
+		return n, nil
+	}
+	if c.replies == 0 || c.gateClosed() {
+		return c.Conn.Read(p)
+	}
+	if c.left > 0 || c.lenN > 0 {
+		// Within a frame: read no further than its end.
+		if c.left > 0 && len(p) > c.left {
+			p = p[:c.left]
+		}
+		return c.Conn.Read(p)
+	}
+	// At a frame's start: read its length and xid before handing it on.
+	var hdr [8]byte
+	if _, err := io.ReadFull(c.Conn, hdr[:]); err != nil {
+		return 0, err
+	}
+	if xid := int32(binary.BigEndian.Uint32(hdr[4:8])); xid >= 0 {
+		c.awaitWatchesSet()
+	}
+	c.pend = append(c.pend[:0], hdr[:]...)
+	n := copy(p, c.pend)
+	c.pend = c.pend[n:]
+	return n, nil
+}
+
+// gateClosed reports whether the connection's watches are set again (or
+// need not be).
+func (c *wireConn) gateClosed() bool {
+	if c.watchesSet == nil {
+		return true // a connection made without one waits for nothing
+	}
+	select {
+	case <-c.watchesSet:
+		return true
+	default:
+		return false
+	}
+}
+
+// awaitWatchesSet waits for watchesSet, at most watchResetWait.
+func (c *wireConn) awaitWatchesSet() {
+	t := time.NewTimer(watchResetWait)
+	defer t.Stop()
+	select {
+	case <-c.watchesSet:
+	case <-t.C:
+		c.sentMu.Lock()
+		if !c.setSeen && c.watchesSet != nil {
+			c.setSeen = true
+			close(c.watchesSet)
+		}
+		c.sentMu.Unlock()
+	}
+	if recordOps.Load() {
+		c.sentMu.Lock()
+		c.ops = append(c.ops, opReplyReleased)
+		c.sentMu.Unlock()
+	}
+}
+
+// opReplyReleased marks, in wireConn.ops, a reply held back until the
+// watches were set again and then handed on.
+const opReplyReleased = -1000
+
+// opReplyEarly marks, in wireConn.ops, a reply to a request handed on
+// before go-zookeeper set the watches again: what read prevents.
+const opReplyEarly = -1001
+
 func (c *wireConn) reply(h []byte) {
 	if c.replies == 0 { // connect response: version, timeout, session, ...
 		at, sent := c.answered(connectXid)
@@ -352,6 +507,13 @@ func (c *wireConn) reply(h []byte) {
 		return
 	}
 	xid := int32(binary.BigEndian.Uint32(h[0:4]))
+	if xid >= 0 && recordOps.Load() {
+		c.sentMu.Lock()
+		if !c.setSeen {
+			c.ops = append(c.ops, opReplyEarly)
+		}
+		c.sentMu.Unlock()
+	}
 	if xid != notificationXid {
 		if at, ok := c.answered(xid); ok {
 			c.w.ack(at)

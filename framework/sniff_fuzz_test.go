@@ -161,7 +161,6 @@ func FuzzWireReplies(f *testing.F) {
 	})
 }
 
-
 // When the wire has no reply to read (a frame it did not understand), a
 // create asked for its Stat reads it with a request instead, and gets the
 // same answer: czxid and owner of the node made.
