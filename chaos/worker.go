@@ -47,7 +47,7 @@ func semaphoreAcquire(s *semaphore.Semaphore) acquireFunc {
 		if err != nil {
 			return nil, err
 		}
-		check := func() (framework.Op, error) { return l.CheckOp(), nil }
+		check := l.CheckOp
 		return &hold{done: l.Done(), token: l.FencingToken(), check: check, release: l.Release}, nil
 	}
 }
@@ -61,7 +61,7 @@ func campaign(e *leader.Election) acquireFunc {
 		if err != nil {
 			return nil, err
 		}
-		check := func() (framework.Op, error) { return t.CheckOp(), nil }
+		check := t.CheckOp
 		return &hold{done: t.Done(), token: t.Token(), check: check, release: t.Resign}, nil
 	}
 }

@@ -96,6 +96,7 @@ func TestExactlyOneLeader(t *testing.T) {
 	var (
 		lastToken int64
 		prev      *leader.Term
+		prevCheck framework.Op // the previous term's check, taken while it led
 		kinds     = map[string]int{}
 	)
 	for i := 0; i < *handOvers; i++ {
@@ -128,15 +129,21 @@ func TestExactlyOneLeader(t *testing.T) {
 		if _, err := w.term.FencedMulti(ctx, framework.SetOp("/marker", mark, st.Version)); err != nil {
 			t.Fatalf("hand-over %d: fenced write of the new leader %s: %v", i, w.id, err)
 		}
-		// The previous term may not write any more.
+		// The previous term may not write any more: its FencedMulti fails
+		// (at once, the term having ended), and the server itself refuses
+		// a write behind the check it took while it led.
 		if prev != nil {
 			if _, err := prev.FencedMulti(ctx, framework.SetOp("/marker", []byte("stale"), -1)); err == nil {
 				t.Fatalf("hand-over %d: the previous term's fenced write was applied", i)
-			} else if !errors.Is(err, zk.ErrNoNode) && !errors.Is(err, framework.ErrClosed) {
-				t.Fatalf("hand-over %d: the previous term's fenced write: %v", i, err)
+			}
+			if _, err := admin.Multi(ctx, prevCheck, framework.SetOp("/marker", []byte("stale"), -1)); !errors.Is(err, zk.ErrNoNode) {
+				t.Fatalf("hand-over %d: a write behind the previous term's check: %v, want zk.ErrNoNode", i, err)
 			}
 		}
 		prev = w.term
+		if prevCheck, err = w.term.CheckOp(); err != nil {
+			t.Fatalf("hand-over %d: CheckOp of the leader: %v", i, err)
+		}
 		// Depose the leader.
 		switch i % 10 {
 		default:

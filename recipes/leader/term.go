@@ -194,6 +194,10 @@ func (t *Term) Token() int64 {
 	return t.hold.FencingToken()
 }
 
+// FencingToken is Token, under the name every other hold of the library
+// gives it (mutex, read/write lock, semaphore lease and mutex).
+func (t *Term) FencingToken() int64 { return t.Token() }
+
 // Node returns the path of our node ("" for a nil Term).
 func (t *Term) Node() string {
 	if t == nil {
@@ -206,12 +210,16 @@ func (t *Term) Node() string {
 // exists: in front of a write, it makes the server apply the write only
 // while this term can still lead. Once a newer term exists our node is gone
 // (the next leader leads only after it went), so such a write is refused.
-// A nil Term's is the zero Op, which Multi refuses. See FencedMulti.
-func (t *Term) CheckOp() framework.Op {
+// Once the term ended it returns the term's Err (wrapped), and a nil
+// Term's is ErrNotLeader, with the zero Op. See FencedMulti.
+func (t *Term) CheckOp() (framework.Op, error) {
 	if t == nil {
-		return framework.Op{}
+		return framework.Op{}, ErrNotLeader
 	}
-	return t.hold.CheckOp()
+	if err := t.Err(); err != nil {
+		return framework.Op{}, fmt.Errorf("leader %s: check: %w", t.e.path, err)
+	}
+	return t.hold.CheckOp(), nil
 }
 
 // FencedMulti runs ops in one transaction behind the term's CheckOp: the
@@ -224,7 +232,11 @@ func (t *Term) FencedMulti(ctx context.Context, ops ...framework.Op) ([]zk.Multi
 	if t == nil {
 		return nil, ErrNotLeader
 	}
-	all := append([]framework.Op{t.CheckOp()}, ops...)
+	check, err := t.CheckOp()
+	if err != nil {
+		return nil, err
+	}
+	all := append([]framework.Op{check}, ops...)
 	res, err := t.e.c.Multi(ctx, all...)
 	if err != nil {
 		return res, fmt.Errorf("leader %s: fenced multi: %w", t.e.path, err)

@@ -121,6 +121,15 @@ func (h *Hold) end(err error, why string, del bool) {
 	_ = h.c.Delete(done, h.node, framework.Guaranteed(), framework.Quietly())
 }
 
+// Client returns the client the hold's node belongs to (nil for a nil
+// Hold).
+func (h *Hold) Client() *framework.Client {
+	if h == nil {
+		return nil
+	}
+	return h.c
+}
+
 // Node returns the path of our node (without namespace).
 func (h *Hold) Node() string {
 	if h == nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locking"
 )
@@ -57,9 +59,34 @@ func (l *Lease) FencingToken() int64 { return l.hold().FencingToken() }
 
 // CheckOp returns a transaction operation that fails unless the lease node
 // still exists: put it in front of a write so that the server applies the
-// write only while the lease is held. A nil Lease's is the zero Op, which
-// Multi refuses.
-func (l *Lease) CheckOp() framework.Op { return l.hold().CheckOp() }
+// write only while the lease is held. ErrNotHeld (or the lease's Err) when
+// the lease is released or lost, ErrNotHeld for a nil Lease. See
+// FencedMulti.
+func (l *Lease) CheckOp() (framework.Op, error) {
+	h := l.hold()
+	if h == nil {
+		return framework.Op{}, ErrNotHeld
+	}
+	if err := h.Err(); err != nil {
+		return framework.Op{}, fmt.Errorf("semaphore %s: check %s: %w", l.path, h.Node(), err)
+	}
+	return h.CheckOp(), nil
+}
+
+// FencedMulti runs ops in one transaction behind the lease's CheckOp, so
+// the server applies them only while the lease node exists; the results of
+// ops alone. The check's failure is zk.ErrNoNode (wrapped).
+func (l *Lease) FencedMulti(ctx context.Context, ops ...framework.Op) ([]zk.MultiResponse, error) {
+	check, err := l.CheckOp()
+	if err != nil {
+		return nil, err
+	}
+	res, err := l.h.Client().Multi(ctx, append([]framework.Op{check}, ops...)...)
+	if err != nil {
+		return nil, fmt.Errorf("semaphore %s: fenced write: %w", l.path, err)
+	}
+	return res[1:], nil
+}
 
 // hold returns the lease's hold, nil for a nil Lease (locking.Hold's
 // methods report nothing held then).

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/gocurator/curator/framework"
 )
 
@@ -162,6 +164,49 @@ func (m *Mutex) Node() string {
 		return ""
 	}
 	return m.lease.Node()
+}
+
+// FencingToken returns the czxid of the held lease node (greater for every
+// later holder), 0 when not held.
+func (m *Mutex) FencingToken() int64 {
+	if l := m.current(); l != nil {
+		return l.FencingToken()
+	}
+	return 0
+}
+
+// CheckOp returns a transaction operation that fails unless the held lease
+// node still exists; ErrNotHeld when nothing is held. See FencedMulti.
+func (m *Mutex) CheckOp() (framework.Op, error) {
+	if l := m.current(); l != nil {
+		return l.CheckOp()
+	}
+	return framework.Op{}, ErrNotHeld
+}
+
+// FencedMulti runs ops in one transaction behind CheckOp, so the server
+// applies them only while this handle's lease node exists (a holder that
+// lost its session cannot write); the results of ops alone. The check's
+// failure is zk.ErrNoNode (wrapped).
+func (m *Mutex) FencedMulti(ctx context.Context, ops ...framework.Op) ([]zk.MultiResponse, error) {
+	if m == nil {
+		return nil, ErrNilHandle
+	}
+	l := m.current()
+	if l == nil {
+		return nil, fmt.Errorf("semaphore mutex %s: fenced write: %w", m.sem.path, ErrNotHeld)
+	}
+	return l.FencedMulti(ctx, ops...)
+}
+
+// current returns the held lease, nil when nothing is held.
+func (m *Mutex) current() *Lease {
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.lease
 }
 
 // Participants returns the lease nodes of the path (at most the holder and
