@@ -290,7 +290,9 @@ func (c *Client) closeConn(h *handle, connected bool) {
 	// within the second, holding nothing.
 	h.wire.abandon()
 	closed := make(chan struct{})
+	closing.Add(1)
 	go func() {
+		defer closing.Done()
 		defer close(closed)
 		h.conn.Close()
 	}()
@@ -305,6 +307,11 @@ func (c *Client) closeConn(h *handle, connected bool) {
 	case <-loopEnded:
 	}
 }
+
+// closing counts the goroutines closeConn leaves in go-zookeeper's Close
+// (each ends within a second): tests wait for them before looking for
+// leaked goroutines.
+var closing sync.WaitGroup
 
 // Done returns a channel that is closed when Close is called.
 func (c *Client) Done() <-chan struct{} { return c.ctx.Done() }
