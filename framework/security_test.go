@@ -201,7 +201,11 @@ func (c *trackedConn) Close() error {
 // nothing running: no goroutine, no socket.
 func TestConnectFailsWhenCredentialsRefused(t *testing.T) {
 	srv := server(t)
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ignore := goleak.IgnoreCurrent()
+	defer func() {
+		closing.Wait() // go-zookeeper's Close may take its second
+		goleak.VerifyNone(t, ignore)
+	}()
 	tests := []struct {
 		name string
 		opts []Option
