@@ -117,10 +117,9 @@ func (e *Election) check(ctx context.Context) error {
 // (expired, or declared expired by the client after Suspended for the
 // session timeout, as during a partition), Campaign returns ErrSessionLost
 // rather than go on in a new session and return a term much later. On any
-// failure the error is non-nil (never a nil Term with a nil error) and our
-// node is gone before Campaign returns while the connection is up (within
-// ctx, or one round trip and at most a second after ctx ended); while it is
-// down a guaranteed delete goes on in the background. The error is ctx's
+// failure the error is non-nil (never a nil Term with a nil error) and no
+// node of ours is left (see "Nothing left behind" in docs/design.md). The
+// error is ctx's
 // (errors.Is context.Canceled or DeadlineExceeded), ErrSessionLost,
 // framework.ErrClosed, or the ZooKeeper error the retry policy gave up on.
 func (e *Election) Campaign(ctx context.Context) (*Term, error) {

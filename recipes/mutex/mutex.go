@@ -60,12 +60,10 @@ func (m *Mutex) reentrant() *locking.Reentrant {
 
 // Acquire blocks until the handle holds the lock or ctx ends (use a ctx
 // deadline for a timeout). If the handle already holds it, Acquire counts
-// one more hold and returns at once. On failure nothing is held, no node is
-// left (while connected it is deleted before Acquire returns, which takes
-// one round trip after ctx ended and at most a second; while disconnected
-// Acquire returns at ctx's deadline and a guaranteed delete goes on in the
-// background) and the error is never nil: ctx's error, framework.ErrClosed, or the ZooKeeper
-// error the retry policy gave up on.
+// one more hold and returns at once. On failure nothing is held and no node
+// is left (see "Nothing left behind" in docs/design.md), and the error is
+// never nil: ctx's error, framework.ErrClosed, or the ZooKeeper error the
+// retry policy gave up on.
 func (m *Mutex) Acquire(ctx context.Context) error { return m.reentrant().Acquire(ctx, true) }
 
 // TryAcquire acquires the lock only if nobody else holds it: it never waits

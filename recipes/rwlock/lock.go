@@ -62,12 +62,10 @@ func (k *Lock) reentrant() *locking.Reentrant {
 // already, Acquire counts one more hold and returns at once; the read lock
 // of an RWLock holding the write lock is granted at once too (downgrade).
 // The write lock of an RWLock holding only the read lock returns
-// ErrUpgradeNotSupported at once. On failure nothing is held, no node is
-// left (while connected it is deleted before Acquire returns, which takes
-// one round trip after ctx ended and at most a second; while disconnected
-// Acquire returns at ctx's deadline and a guaranteed delete goes on in the
-// background) and the error is never nil: ctx's error, framework.ErrClosed, or the ZooKeeper
-// error the retry policy gave up on.
+// ErrUpgradeNotSupported at once. On failure nothing is held and no node is
+// left (see "Nothing left behind" in docs/design.md), and the error is
+// never nil: ctx's error, framework.ErrClosed, or the ZooKeeper error the
+// retry policy gave up on.
 func (k *Lock) Acquire(ctx context.Context) error { return k.reentrant().Acquire(ctx, true) }
 
 // TryAcquire acquires the lock only if it can be held now: it never waits

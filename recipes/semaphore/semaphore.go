@@ -74,14 +74,10 @@ func (s *Semaphore) MaxLeases() int {
 }
 
 // Acquire blocks until it holds a lease or ctx ends (use a ctx deadline for
-// a timeout). On failure nothing is held, no node is left (while connected,
-// lease and gate nodes are deleted before Acquire returns, which takes one
-// round trip after ctx ended and at most a second; while disconnected
-// Acquire returns at ctx's deadline and guaranteed deletes go on in the
-// background; a node whose create was in flight when ctx ended is found by
-// its protected name and deleted in the background) and the error is never nil: ctx's error,
-// framework.ErrClosed, ErrLayoutMismatch, a shared count's error, or the
-// ZooKeeper error the retry policy gave up on.
+// a timeout). On failure nothing is held and no lease or gate node is left
+// (see "Nothing left behind" in docs/design.md), and the error is never
+// nil: ctx's error, framework.ErrClosed, ErrLayoutMismatch, a shared
+// count's error, or the ZooKeeper error the retry policy gave up on.
 func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) {
 	if s == nil {
 		return nil, ErrNilHandle
