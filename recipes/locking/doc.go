@@ -109,4 +109,27 @@
 // leader.WithErrorPolicy): such a hold ends on the states that policy
 // counts as errors, on the end of its node's session and on Close, watched
 // by a state listener and a goroutine of its own.
+//
+// # Local hand-over
+//
+// With ReentrantHooks.LocalHandover, the Reentrant handles of one client on
+// one lock (same path, same driver) form a cohort: one node waits in the
+// ZooKeeper queue for all of them, acquired on a goroutine of the cohort
+// whose context ends with the last local waiter, and a releasing holder
+// hands the hold to the next local waiter with no request, at most
+// LocalHandover times in a row; then the node is deleted and the waiters
+// queue again. Local holders share the node's token unless PerHolderTokens
+// (a rewrite of the node per local hand-over, whose zxid is the token). A
+// loss of the node ends the local holder and fails every local waiter; a
+// revocation of the node releases it instead of handing it over.
+//
+// # What is for recipes and what is a helper
+//
+// The recipe SPI: Driver, StandardDriver, DirDriver and Layout,
+// AttemptDriver and Attempt, NodeSpec, Verdict; New and its Options;
+// Internals (Acquire, Participants); Hold and NewHold; Reentrant and
+// ReentrantHooks; the errors. Helpers shared by the built-in recipes:
+// Sequence, SortChildren, Before, Sleep, Revoke, RevokeMessage and
+// WatchRevocation; WithKind and WithName name a recipe in the telemetry.
+// docs/writing-a-recipe.md walks a new recipe through the SPI.
 package locking
