@@ -30,7 +30,7 @@ func TestNilHandles(t *testing.T) {
 		(*semaphore.Mutex)(nil),
 		(*locking.Hold)(nil),
 		(*locking.Reentrant)(nil),
-		(*locking.Internals)(nil),
+		(*locking.Loop)(nil),
 		(*shared.Count)(nil),
 		(*leader.Term)(nil),
 		(*leader.Latch)(nil),

@@ -33,7 +33,7 @@ type Election struct {
 	id     string
 	name   string // latchName or selectorName
 	driver locking.StandardDriver
-	l      *locking.Internals
+	l      *locking.Loop
 	policy connstate.ErrorPolicy // nil: the client's
 	log    *zap.Logger
 }

@@ -32,8 +32,8 @@ import (
 // it.
 type cohort struct {
 	key cohortKey
-	l   *Internals // the loop of the handle that made the cohort
-	max int        // local hand-overs in a row, from the handle that made it
+	l   *Loop // the loop of the handle that made the cohort
+	max int   // local hand-overs in a row, from the handle that made it
 	// perHolder gives every local holder a token of its own (see
 	// perHolderToken); from the handle that made the cohort.
 	perHolder bool
@@ -70,7 +70,7 @@ var cohorts = struct {
 // cohortAcquire acquires l's lock for a local handle through the cohort of
 // l's lock on l's client (see cohort.acquire), made with maxHandovers if
 // there is none.
-func cohortAcquire(ctx context.Context, l *Internals, wait bool, maxHandovers int, perHolder bool, mayHandOver func() bool) (*Hold, error) {
+func cohortAcquire(ctx context.Context, l *Loop, wait bool, maxHandovers int, perHolder bool, mayHandOver func() bool) (*Hold, error) {
 	co := joinCohort(l, maxHandovers, perHolder)
 	h, err := co.acquire(ctx, wait, mayHandOver)
 	if err != nil {
@@ -109,7 +109,7 @@ func (co *cohort) perHolderToken(ctx context.Context, h *Hold) error {
 
 // joinCohort returns the cohort of l's lock, made if there is none, with
 // one more user.
-func joinCohort(l *Internals, maxHandovers int, perHolder bool) *cohort {
+func joinCohort(l *Loop, maxHandovers int, perHolder bool) *cohort {
 	key := keyOf(l)
 	cohorts.Lock()
 	defer cohorts.Unlock()
@@ -124,13 +124,13 @@ func joinCohort(l *Internals, maxHandovers int, perHolder bool) *cohort {
 	return co
 }
 
-func keyOf(l *Internals) cohortKey {
+func keyOf(l *Loop) cohortKey {
 	return cohortKey{c: l.c, path: l.path, kind: fmt.Sprintf("%T/%s", l.driver, l.driver.Node().Name)}
 }
 
 // cohortWaiting returns how many handles wait in the cohort of l's lock on
 // l's client, 0 when there is none.
-func cohortWaiting(l *Internals) int {
+func cohortWaiting(l *Loop) int {
 	cohorts.Lock()
 	co := cohorts.m[keyOf(l)]
 	cohorts.Unlock()

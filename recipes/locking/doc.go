@@ -127,7 +127,7 @@
 //
 // The recipe SPI: Driver, StandardDriver, DirDriver and Layout,
 // AttemptDriver and Attempt, NodeSpec, Verdict; New and its Options;
-// Internals (Acquire, Participants); Hold and NewHold; Reentrant and
+// Loop (Acquire, Participants); Hold and NewHold; Reentrant and
 // ReentrantHooks; the errors. Helpers shared by the built-in recipes:
 // Sequence, SortChildren, Before, Sleep, Revoke, RevokeMessage and
 // WatchRevocation; WithKind and WithName name a recipe in the telemetry.

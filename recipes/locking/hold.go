@@ -54,7 +54,7 @@ func (h *Hold) setEnded(f func(error)) {
 	h.mu.Unlock()
 }
 
-func (l *Internals) hold(node string, stat *zk.Stat) *Hold {
+func (l *Loop) hold(node string, stat *zk.Stat) *Hold {
 	if l.policy != nil {
 		return newPolicyHold(l.c, node, stat, l.log, l.policy)
 	}

@@ -96,7 +96,7 @@ func layoutOf(path string, d Driver) (Layout, string, error) {
 }
 
 // begin begins an attempt for an AttemptDriver; the zero Attempt otherwise.
-func (l *Internals) begin(ctx context.Context, wait bool) (Attempt, error) {
+func (l *Loop) begin(ctx context.Context, wait bool) (Attempt, error) {
 	if l.attempts == nil {
 		return Attempt{}, nil
 	}

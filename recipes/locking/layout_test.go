@@ -68,7 +68,7 @@ type acquired struct {
 	err error
 }
 
-func acquireAsync(ctx context.Context, l *locking.Internals) <-chan acquired {
+func acquireAsync(ctx context.Context, l *locking.Loop) <-chan acquired {
 	out := make(chan acquired, 1)
 	go func() {
 		h, err := l.Acquire(ctx, true)

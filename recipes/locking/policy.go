@@ -17,7 +17,7 @@ import (
 // and it ends on the client's Close from that goroutine, just after Close
 // began rather than before it returns. A nil p keeps the client's policy.
 func WithErrorPolicy(p connstate.ErrorPolicy) Option {
-	return func(l *Internals) { l.policy = p }
+	return func(l *Loop) { l.policy = p }
 }
 
 // newPolicyHold is NewHold for a hold that ends on the states p counts as

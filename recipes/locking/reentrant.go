@@ -17,7 +17,7 @@ import (
 // lock are thin wrappers around one. The handle is the owner: Go has no
 // thread identity, so reentrancy is per Reentrant value.
 type Reentrant struct {
-	l     *Internals
+	l     *Loop
 	label string // error prefix, such as "mutex /locks/a"
 	hooks ReentrantHooks
 	gate  chan struct{}
@@ -59,12 +59,12 @@ type ReentrantHooks struct {
 
 // NewReentrant returns the reentrant state for handles on l. label prefixes
 // errors.
-func NewReentrant(l *Internals, label string, hooks ReentrantHooks) *Reentrant {
+func NewReentrant(l *Loop, label string, hooks ReentrantHooks) *Reentrant {
 	return &Reentrant{l: l, label: label, hooks: hooks, gate: make(chan struct{}, 1), last: ErrNotHeld}
 }
 
-// Internals returns the loop the handle runs on.
-func (r *Reentrant) Internals() *Internals {
+// Loop returns the loop the handle runs on.
+func (r *Reentrant) Loop() *Loop {
 	if r == nil {
 		return nil
 	}

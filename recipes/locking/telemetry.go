@@ -50,15 +50,15 @@ const (
 // WithKind sets the kind attribute of the loop's metrics and spans, such as
 // "mutex" (default: derived from the driver: its package's name, mutex for
 // a StandardDriver of "lock-" nodes).
-func WithKind(kind string) Option { return func(l *Internals) { l.tel.kind = kind } }
+func WithKind(kind string) Option { return func(l *Loop) { l.tel.kind = kind } }
 
 // WithName sets the name attribute of the loop's metrics and spans
 // (default: the lock path). Give locks whose paths are made per entity
 // (/locks/order-1234) a name shared by all of them, such as "orders": every
 // distinct name is a series of each metric.
-func WithName(name string) Option { return func(l *Internals) { l.tel.name = name } }
+func WithName(name string) Option { return func(l *Loop) { l.tel.name = name } }
 
-// lockTelemetry is an Internals' telemetry: its options, and the
+// lockTelemetry is an Loop' telemetry: its options, and the
 // instruments, made at the first acquire (not by New, which recipes also
 // call for one listing).
 type lockTelemetry struct {
@@ -124,7 +124,7 @@ func resultOf(err error) acquireResult {
 	}
 }
 
-// lockInstruments are the instruments of one Internals and, computed once,
+// lockInstruments are the instruments of one Loop and, computed once,
 // the options of every measurement: recording one allocates nothing.
 type lockInstruments struct {
 	c      *framework.Client
@@ -151,12 +151,12 @@ type lockInstruments struct {
 }
 
 // instruments returns l's instruments, made on first use.
-func (l *Internals) instruments() *lockInstruments {
+func (l *Loop) instruments() *lockInstruments {
 	l.tel.once.Do(func() { l.tel.inst = newLockInstruments(l) })
 	return l.tel.inst
 }
 
-func newLockInstruments(l *Internals) *lockInstruments {
+func newLockInstruments(l *Loop) *lockInstruments {
 	kind, name := l.tel.kind, l.tel.name
 	if kind == "" {
 		kind = kindOf(l.driver)
@@ -263,7 +263,7 @@ type acquisition struct {
 
 // startAcquire starts measuring an Acquire; with tracing, ctx carries its
 // span, so the client's requests made for it are its children.
-func (l *Internals) startAcquire(ctx context.Context, wait bool) (context.Context, acquisition) {
+func (l *Loop) startAcquire(ctx context.Context, wait bool) (context.Context, acquisition) {
 	t := l.instruments()
 	a := acquisition{t: t, start: time.Now()}
 	if l.c.Tracing() {

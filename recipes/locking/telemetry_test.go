@@ -48,7 +48,7 @@ func testTelemetryContended(t *testing.T, addr string) {
 	tel := oteltest.New(t)
 	ns := testkit.Unique(t)
 	ctx := testkit.Ctx(t)
-	locks := make([]*locking.Internals, clients)
+	locks := make([]*locking.Loop, clients)
 	for i := range locks {
 		c := testkit.Connect(t, addr, ns, framework.WithMeterProvider(tel.Meters), framework.WithTracerProvider(tel.Traces))
 		locks[i] = locking.New(c, path, mutexDriver)

@@ -106,7 +106,7 @@ func (m *Mutex) LocalWaiters() int { return m.reentrant().LocalWaiters() }
 // Participants returns the node paths of the holder and the waiters, holder
 // first (Curator's getParticipantNodes).
 func (m *Mutex) Participants(ctx context.Context) ([]string, error) {
-	return m.reentrant().Internals().Participants(ctx)
+	return m.reentrant().Loop().Participants(ctx)
 }
 
 // CheckOp returns a transaction operation that fails unless the held node

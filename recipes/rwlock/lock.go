@@ -23,7 +23,7 @@ type Lock struct {
 	r    *locking.Reentrant
 }
 
-func newLock(rw *RWLock, s side, l *locking.Internals, localHandover int) *Lock {
+func newLock(rw *RWLock, s side, l *locking.Loop, localHandover int) *Lock {
 	k := &Lock{rw: rw, side: s}
 	hooks := locking.ReentrantHooks{
 		Refuse: func() error {
@@ -126,9 +126,9 @@ func (k *Lock) Participants(ctx context.Context) ([]string, error) {
 	if k == nil {
 		return nil, ErrNilHandle
 	}
-	all, err := k.r.Internals().Participants(ctx)
+	all, err := k.r.Loop().Participants(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("rwlock %s: %s lock: participants: %w", k.r.Internals().Path(), k.side, err)
+		return nil, fmt.Errorf("rwlock %s: %s lock: participants: %w", k.r.Loop().Path(), k.side, err)
 	}
 	nodes := make([]string, 0, len(all))
 	for _, p := range all {

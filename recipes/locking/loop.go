@@ -14,9 +14,9 @@ import (
 	"github.com/gocurator/curator/framework"
 )
 
-// Internals runs the lock loop for one recipe handle on one lock path.
+// Loop runs the lock loop for one recipe handle on one lock path.
 // It is safe for concurrent use; every Acquire makes its own node.
-type Internals struct {
+type Loop struct {
 	c         *framework.Client
 	path      string
 	driver    Driver
@@ -31,12 +31,12 @@ type Internals struct {
 	err       error                 // set by New for bad input; returned by every call
 }
 
-// Option configures Internals.
-type Option func(*Internals)
+// Option configures Loop.
+type Option func(*Loop)
 
 // WithMaxLeases sets how many holders the lock allows, read at every
 // decision (default 1). Pair it with WithChanged when it can change.
-func WithMaxLeases(f func() int) Option { return func(l *Internals) { l.maxLeases = f } }
+func WithMaxLeases(f func() int) Option { return func(l *Loop) { l.maxLeases = f } }
 
 // WithChanged sets a function returning a channel that closes when the
 // driver's inputs (such as max leases) change: waiters then look again. The
@@ -44,13 +44,13 @@ func WithMaxLeases(f func() int) Option { return func(l *Internals) { l.maxLease
 // the channel must close on any change after the value that call returned
 // (take both at one instant, as shared.Count's Watch allows, and hand the
 // channel over here), or a change between the two calls is missed.
-func WithChanged(f func() <-chan struct{}) Option { return func(l *Internals) { l.changed = f } }
+func WithChanged(f func() <-chan struct{}) Option { return func(l *Loop) { l.changed = f } }
 
 // WithInvalid makes every call fail with err (unless New found an error in
 // its own input first): a recipe's way to report an invalid option of its
 // own the way bad input is reported, by every call. A nil err does nothing.
 func WithInvalid(err error) Option {
-	return func(l *Internals) {
+	return func(l *Loop) {
 		if l.err == nil {
 			l.err = err
 		}
@@ -58,12 +58,12 @@ func WithInvalid(err error) Option {
 }
 
 // WithLogger sets the logger (default: the client's, named "lock").
-func WithLogger(log *zap.Logger) Option { return func(l *Internals) { l.log = log } }
+func WithLogger(log *zap.Logger) Option { return func(l *Loop) { l.log = log } }
 
 // New returns the loop for driver d on path. It does no I/O; a nil client,
 // nil driver or invalid path is reported by every later call.
-func New(c *framework.Client, path string, d Driver, opts ...Option) *Internals {
-	l := &Internals{c: c, path: path, driver: d, maxLeases: func() int { return 1 }}
+func New(c *framework.Client, path string, d Driver, opts ...Option) *Loop {
+	l := &Loop{c: c, path: path, driver: d, maxLeases: func() int { return 1 }}
 	switch {
 	case c == nil:
 		l.err = ErrNilClient
@@ -94,16 +94,16 @@ func New(c *framework.Client, path string, d Driver, opts ...Option) *Internals 
 	return l
 }
 
-// Path returns the lock path ("" for a nil Internals).
-func (l *Internals) Path() string {
+// Path returns the lock path ("" for a nil Loop).
+func (l *Loop) Path() string {
 	if l == nil {
 		return ""
 	}
 	return l.path
 }
 
-// Client returns the client (nil for a nil Internals).
-func (l *Internals) Client() *framework.Client {
+// Client returns the client (nil for a nil Loop).
+func (l *Loop) Client() *framework.Client {
 	if l == nil {
 		return nil
 	}
@@ -111,8 +111,8 @@ func (l *Internals) Client() *framework.Client {
 }
 
 // Err returns the error New found in its input, or nil; ErrNilHandle for
-// a nil Internals.
-func (l *Internals) Err() error {
+// a nil Loop.
+func (l *Loop) Err() error {
 	if l == nil {
 		return ErrNilHandle
 	}
@@ -128,7 +128,7 @@ func (l *Internals) Err() error {
 // framework.ErrClosed, ErrWouldBlock, ErrLockLost when the node kept being
 // lost (or the attempt aborted) past the retry policy, an error of the
 // driver, or the ZooKeeper error that the retry policy gave up on.
-func (l *Internals) Acquire(ctx context.Context, wait bool) (h *Hold, err error) {
+func (l *Loop) Acquire(ctx context.Context, wait bool) (h *Hold, err error) {
 	if l == nil {
 		return nil, ErrNilHandle
 	}
@@ -224,7 +224,7 @@ var errRecreate = errors.New("own node lost")
 // With the layout's WatchChildren, a waiter instead lists the directory
 // with a children watch (which our own node's deletion fires too) and looks
 // again at every change: one watch, and a read before every grant.
-func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, first []string, wait bool, att *Attempt) (*Hold, error) {
+func (l *Loop) wait(ctx context.Context, node string, stat *zk.Stat, first []string, wait bool, att *Attempt) (*Hold, error) {
 	_, own := framework.SplitPath(node)
 	ws := watchSet{l: l, node: node} // chs made when first needed
 	// Our node lives as long as its session: once that is lost, waiting
@@ -419,7 +419,7 @@ func (l *Internals) wait(ctx context.Context, node string, stat *zk.Stat, first 
 // is what the driver would watch then: the node whose deletion may leave p
 // alone in our way, watched too so that we can list again while p still
 // holds.
-func (l *Internals) withoutP(sorted []string, own, p string, max int) (held bool, pp string) {
+func (l *Loop) withoutP(sorted []string, own, p string, max int) (held bool, pp string) {
 	if p == own {
 		return false, ""
 	}
@@ -455,7 +455,7 @@ func without(sorted []string, name string) []string {
 // by name (kept across looks, so a node watched again costs nothing), and
 // on its own node. All are go-zookeeper's ordered channels (GetWOrdered).
 type watchSet struct {
-	l    *Internals
+	l    *Loop
 	node string                     // our node's path
 	chs  map[string]<-chan zk.Event // pending watches on nodes ahead
 	own  <-chan zk.Event            // pending watch on our node; nil if none
@@ -556,7 +556,7 @@ func (ws *watchSet) ownAlive(stat *zk.Stat) bool {
 // with withStat, our node's Stat, read concurrently so the two cost one
 // round trip; with watch, the listing sets a children watch, returned. A nil
 // Stat with no error means our node is gone.
-func (l *Internals) list(ctx context.Context, node string, withStat, watch bool) ([]string, *zk.Stat, <-chan zk.Event, error) {
+func (l *Loop) list(ctx context.Context, node string, withStat, watch bool) ([]string, *zk.Stat, <-chan zk.Event, error) {
 	var (
 		stat    *zk.Stat
 		statErr error
@@ -593,13 +593,13 @@ func (l *Internals) list(ctx context.Context, node string, withStat, watch bool)
 
 // sortListing returns the participants among children in sequence order
 // and, with the layout's AllChildren, the other children after them.
-func (l *Internals) sortListing(children []string) []string {
+func (l *Loop) sortListing(children []string) []string {
 	return sortChildren(children, l.driver.Sequence, l.layout.AllChildren)
 }
 
 // Participants returns the participants' node paths in sequence order; for
 // the mutex the holder comes first.
-func (l *Internals) Participants(ctx context.Context) ([]string, error) {
+func (l *Loop) Participants(ctx context.Context) ([]string, error) {
 	if l == nil {
 		return nil, ErrNilHandle
 	}
@@ -623,7 +623,7 @@ func (l *Internals) Participants(ctx context.Context) ([]string, error) {
 // deleteNode deletes a node of ours after a failed acquire, within the
 // bounds of the client's CleanupContext; the delete is guaranteed, so past them it goes on in
 // the background until it succeeds or the client closes.
-func (l *Internals) deleteNode(ctx context.Context, node string) {
+func (l *Loop) deleteNode(ctx context.Context, node string) {
 	dctx, cancel := l.c.CleanupContext(ctx)
 	defer cancel()
 	if err := l.c.Delete(dctx, node, framework.Guaranteed(), framework.Quietly()); err != nil {
