@@ -26,7 +26,7 @@ func (c *Client) background(task func(ctx context.Context, conn *zk.Conn) error)
 	go func() {
 		defer c.wg.Done()
 		defer c.tel.backgroundEnded()
-		sleep := 50 * time.Millisecond
+		pause := retry.Pause{Base: 50 * time.Millisecond, Max: time.Second}
 		for {
 			if err := c.BlockUntilConnected(c.ctx); err != nil {
 				return
@@ -50,15 +50,8 @@ func (c *Client) background(task func(ctx context.Context, conn *zk.Conn) error)
 				return
 			}
 			c.log.Debug("background operation will retry", zap.Error(err))
-			t := time.NewTimer(sleep)
-			select {
-			case <-t.C:
-			case <-c.ctx.Done():
-				t.Stop()
+			if pause.Wait(c.ctx) != nil {
 				return
-			}
-			if sleep < time.Second {
-				sleep *= 2
 			}
 		}
 	}()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/fanout"
+	"github.com/gocurator/curator/retry"
 )
 
 // Count is a shared integer on ZooKeeper (Curator's SharedCount): a
@@ -366,7 +367,8 @@ func (n *Count) create(ctx context.Context) error {
 // deleted node keeps the last value until it is made again.
 func (n *Count) watch(ctx context.Context, ch <-chan zk.Event) {
 	defer n.wg.Done()
-	sleep := 50 * time.Millisecond
+	newPause := func() retry.Pause { return retry.Pause{Base: 50 * time.Millisecond, Max: time.Second} }
+	pause := newPause()
 	for {
 		if ch != nil {
 			select {
@@ -384,7 +386,7 @@ func (n *Count) watch(ctx context.Context, ch <-chan zk.Event) {
 		var err error
 		ch, err = n.rewatch(ctx)
 		if err == nil {
-			sleep = 50 * time.Millisecond
+			pause = newPause()
 			continue
 		}
 		if ctx.Err() != nil || errors.Is(err, framework.ErrClosed) {
@@ -393,15 +395,8 @@ func (n *Count) watch(ctx context.Context, ch <-chan zk.Event) {
 		// The retry policy gave up (a long partition): try again once the
 		// connection is back.
 		n.log.Info("reading the count failed; retrying", zap.Error(err))
-		t := time.NewTimer(sleep)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if pause.Wait(ctx) != nil {
 			return
-		}
-		if sleep < time.Second {
-			sleep *= 2
 		}
 		ch = nil
 	}
