@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/internal/fanout"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -40,8 +41,8 @@ type Client struct {
 	h           *handle // current connection
 	gen         uint64
 	state       connstate.State
-	session     int64 // live session id; 0 while there is none
-	changed     chan struct{}
+	session     int64         // live session id; 0 while there is none
+	changed     fanout.Signal // notified at every state change
 	first       chan struct{}
 	expiry      *time.Timer // the client-side expiry watchdog
 	closed      bool
@@ -110,7 +111,6 @@ func Connect(ctx context.Context, connectString string, opts ...Option) (*Client
 		listeners: connstate.NewListeners(),
 		events:    newEventQueue(),
 		tel:       newClientTelemetry(&o),
-		changed:   make(chan struct{}),
 		first:     make(chan struct{}),
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
@@ -335,7 +335,7 @@ func (c *Client) State() connstate.State {
 func (c *Client) StateChanged() <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.changed
+	return c.changed.C()
 }
 
 // SessionID returns the id of the live session, or 0 while there is none
@@ -392,7 +392,7 @@ func (c *Client) BlockUntilConnected(ctx context.Context) error {
 	}
 	for {
 		c.mu.Lock()
-		closed, st, ch := c.closed, c.state, c.changed
+		closed, st, ch := c.closed, c.state, c.changed.C()
 		c.mu.Unlock()
 		switch {
 		case closed:
@@ -558,7 +558,7 @@ func (c *Client) attempt(ctx, rctx context.Context, op func(conn *zk.Conn) error
 // waitConnected).
 func (c *Client) awaitDisconnect(ctx context.Context) {
 	c.mu.Lock()
-	st, ch := c.state, c.changed
+	st, ch := c.state, c.changed.C()
 	c.mu.Unlock()
 	if !st.IsConnected() {
 		return

@@ -126,8 +126,7 @@ func (c *Client) setStateLocked(s connstate.State) {
 	c.state = s
 	c.tel.stateChanged(s)
 	c.tripGuardsLocked(s)
-	close(c.changed)
-	c.changed = make(chan struct{})
+	c.changed.Notify()
 	c.listeners.Publish(s)
 	c.log.Info("connection state", zap.Stringer("state", s), zap.Int64("session", c.session))
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locking"
 )
 
@@ -39,7 +40,7 @@ var (
 	// ErrNilClient is locking.ErrNilClient: New was given a nil client.
 	ErrNilClient = locking.ErrNilClient
 	// ErrInvalidPath is framework.ErrInvalidPath.
-	ErrInvalidPath = locking.ErrInvalidPath
+	ErrInvalidPath = framework.ErrInvalidPath
 )
 
 // lost returns the Err of a term that ended for reason.

@@ -3,6 +3,8 @@ package leader
 import (
 	"context"
 	"sync"
+
+	"github.com/gocurator/curator/internal/fanout"
 )
 
 // Listener is told when a Latch gains and loses leadership, like Curator's
@@ -31,8 +33,9 @@ type Latch struct {
 
 	mu      sync.Mutex
 	term    *Term         // the current term, nil when not leading
-	changed chan struct{} // closed when term changes
-	err     error         // why the latch stopped (Close: nil)
+	changed fanout.Signal // notified when term changes, closed when the latch stops
+	stopped bool
+	err     error // why the latch stopped (Close: nil)
 }
 
 // Start starts a Latch on the election (Curator's LeaderLatch.start): it
@@ -40,7 +43,7 @@ type Latch struct {
 // Close. It does no I/O itself.
 func (e *Election) Start(l Listener) *Latch {
 	ctx, cancel := context.WithCancel(context.Background())
-	lt := &Latch{e: e, l: l, ctx: ctx, cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
+	lt := &Latch{e: e, l: l, ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(lt.done)
 		err := e.run(ctx, lt.lead)
@@ -48,8 +51,8 @@ func (e *Election) Start(l Listener) *Latch {
 		if ctx.Err() == nil {
 			lt.err = err
 		}
-		close(lt.changed)
-		lt.changed = nil
+		lt.stopped = true
+		lt.changed.Close()
 		lt.mu.Unlock()
 	}()
 	return lt
@@ -79,10 +82,7 @@ func (lt *Latch) set(t *Term) {
 	lt.mu.Lock()
 	defer lt.mu.Unlock()
 	lt.term = t
-	if lt.changed != nil {
-		close(lt.changed)
-		lt.changed = make(chan struct{})
-	}
+	lt.changed.Notify()
 }
 
 // HasLeadership reports whether the latch leads now (Curator's
@@ -112,12 +112,12 @@ func (lt *Latch) Await(ctx context.Context) (*Term, error) {
 	}
 	for {
 		lt.mu.Lock()
-		t, ch, err := lt.term, lt.changed, lt.err
+		t, ch, err, stopped := lt.term, lt.changed.C(), lt.err, lt.stopped
 		lt.mu.Unlock()
 		if t != nil && t.Err() == nil {
 			return t, nil
 		}
-		if ch == nil {
+		if stopped {
 			if err == nil {
 				err = ErrNotLeader
 			}

@@ -1,13 +1,10 @@
 package locking
 
-import (
-	"errors"
-
-	"github.com/gocurator/curator/framework"
-)
+import "errors"
 
 // Errors shared by every lock recipe, matched with errors.Is. Recipe packages
-// re-export them.
+// re-export them; a bad path is framework.ErrInvalidPath, and errors of one
+// recipe (rwlock's ErrUpgradeNotSupported) live in that recipe.
 var (
 	// ErrNotHeld is returned by Release when nothing is held, and by Err
 	// when the last hold was released.
@@ -18,9 +15,6 @@ var (
 	// node deleted by an operator is not watched for (that would cost a
 	// server watch per holder): guard writes with the hold's CheckOp.
 	ErrLockLost = errors.New("curator: lock lost")
-	// ErrUpgradeNotSupported is returned at once when a read-lock holder
-	// asks for the write lock (Curator deadlocks there).
-	ErrUpgradeNotSupported = errors.New("curator: upgrading a read lock to a write lock is not supported")
 	// ErrWouldBlock is returned by Acquire(ctx, false) when the lock is
 	// held by others; no node is left behind.
 	ErrWouldBlock = errors.New("curator: lock is held by others")
@@ -33,6 +27,4 @@ var (
 	// queries report nothing held (Err ErrNotHeld, Done closed, IsHeld
 	// false, FencingToken 0, Node ""). Nothing panics.
 	ErrNilHandle = errors.New("curator: nil handle")
-	// ErrInvalidPath is framework.ErrInvalidPath.
-	ErrInvalidPath = framework.ErrInvalidPath
 )

@@ -87,7 +87,7 @@ func layoutOf(path string, d Driver) (Layout, string, error) {
 	}
 	dir := framework.JoinPath(path, lay.Dir)
 	if strings.Contains(lay.Dir, "/") {
-		return lay, dir, fmt.Errorf("%w: layout directory %q is not one path segment", ErrInvalidPath, lay.Dir)
+		return lay, dir, fmt.Errorf("%w: layout directory %q is not one path segment", framework.ErrInvalidPath, lay.Dir)
 	}
 	if err := framework.ValidatePath(dir); err != nil {
 		return lay, dir, err

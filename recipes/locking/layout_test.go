@@ -368,7 +368,7 @@ func TestLayoutDriver(t *testing.T) {
 	t.Run("a directory of more than one segment is refused", func(t *testing.T) {
 		c := testkit.Connect(t, addr, testkit.Unique(t))
 		l := locking.New(c, lockPath, badDir{&slotDriver{}})
-		if _, err := l.Acquire(testkit.Ctx(t), true); !errors.Is(err, locking.ErrInvalidPath) {
+		if _, err := l.Acquire(testkit.Ctx(t), true); !errors.Is(err, framework.ErrInvalidPath) {
 			t.Fatalf("acquire: %v, want ErrInvalidPath", err)
 		}
 	})

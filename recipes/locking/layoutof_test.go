@@ -3,6 +3,8 @@ package locking
 import (
 	"errors"
 	"testing"
+
+	"github.com/gocurator/curator/framework"
 )
 
 // dirOnly is a DirDriver with nothing but a layout.
@@ -23,10 +25,10 @@ func TestLayoutOf(t *testing.T) {
 		{"plain driver: the lock path", StandardDriver{LockName: "lock-"}, "/a/b", nil},
 		{"empty Dir: the lock path", dirOnly{lay: Layout{WatchChildren: true}}, "/a/b", nil},
 		{"one segment", dirOnly{lay: Layout{Dir: "leases"}}, "/a/b/leases", nil},
-		{"two segments", dirOnly{lay: Layout{Dir: "x/y"}}, "", ErrInvalidPath},
-		{"leading slash", dirOnly{lay: Layout{Dir: "/leases"}}, "", ErrInvalidPath},
-		{"relative segment", dirOnly{lay: Layout{Dir: ".."}}, "", ErrInvalidPath},
-		{"NUL", dirOnly{lay: Layout{Dir: "a\x00"}}, "", ErrInvalidPath},
+		{"two segments", dirOnly{lay: Layout{Dir: "x/y"}}, "", framework.ErrInvalidPath},
+		{"leading slash", dirOnly{lay: Layout{Dir: "/leases"}}, "", framework.ErrInvalidPath},
+		{"relative segment", dirOnly{lay: Layout{Dir: ".."}}, "", framework.ErrInvalidPath},
+		{"NUL", dirOnly{lay: Layout{Dir: "a\x00"}}, "", framework.ErrInvalidPath},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -73,7 +73,7 @@ func New(c *framework.Client, path string, d Driver, opts ...Option) *Loop {
 		if err := framework.ValidatePath(path); err != nil {
 			l.err = err
 		} else if path == "/" {
-			l.err = fmt.Errorf("%w: a lock cannot live at the root", ErrInvalidPath)
+			l.err = fmt.Errorf("%w: a lock cannot live at the root", framework.ErrInvalidPath)
 		} else {
 			l.layout, l.dir, l.err = layoutOf(path, d)
 		}

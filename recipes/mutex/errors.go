@@ -1,12 +1,16 @@
 package mutex
 
-import "github.com/gocurator/curator/recipes/locking"
+import (
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/locking"
+)
 
-// Errors, matched with errors.Is; they are the locking package's sentinels.
+// Errors, matched with errors.Is: the locking package's sentinels, and
+// framework's for a bad path.
 var (
 	ErrNotHeld     = locking.ErrNotHeld
 	ErrLockLost    = locking.ErrLockLost
-	ErrInvalidPath = locking.ErrInvalidPath
+	ErrInvalidPath = framework.ErrInvalidPath
 	ErrNilClient   = locking.ErrNilClient
 	ErrNilHandle   = locking.ErrNilHandle
 )

@@ -1,13 +1,22 @@
 package rwlock
 
-import "github.com/gocurator/curator/recipes/locking"
+import (
+	"errors"
 
-// Errors, matched with errors.Is; they are the locking package's sentinels.
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/locking"
+)
+
+// Errors, matched with errors.Is: the locking package's sentinels, and
+// framework's for a bad path.
 var (
-	ErrNotHeld             = locking.ErrNotHeld
-	ErrLockLost            = locking.ErrLockLost
-	ErrInvalidPath         = locking.ErrInvalidPath
-	ErrNilClient           = locking.ErrNilClient
-	ErrUpgradeNotSupported = locking.ErrUpgradeNotSupported
+	ErrNotHeld     = locking.ErrNotHeld
+	ErrLockLost    = locking.ErrLockLost
+	ErrInvalidPath = framework.ErrInvalidPath
+	ErrNilClient   = locking.ErrNilClient
+	// ErrUpgradeNotSupported is returned at once when the write lock is
+	// asked for by an RWLock that holds only its read lock (Curator
+	// deadlocks there).
+	ErrUpgradeNotSupported = errors.New("curator: upgrading a read lock to a write lock is not supported")
 	ErrNilHandle           = locking.ErrNilHandle
 )

@@ -1,9 +1,8 @@
 package rwlock
 
 import (
-	"sync"
-
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/fanout"
 	"github.com/gocurator/curator/recipes/locking"
 )
 
@@ -20,11 +19,10 @@ import (
 type RWLock struct {
 	read, write *Lock
 
-	mu sync.Mutex
-	// writeChanged is closed, and replaced, whenever the write lock's hold
-	// starts or ends: a read acquire waiting behind our own write node then
-	// looks again, since that node no longer blocks it once held.
-	writeChanged chan struct{}
+	// writeChanged is notified whenever the write lock's hold starts or
+	// ends: a read acquire waiting behind our own write node then looks
+	// again, since that node no longer blocks it once held.
+	writeChanged fanout.Signal
 }
 
 // New returns a read/write lock on path. It does no I/O; a nil client or an
@@ -37,7 +35,7 @@ func New(c *framework.Client, path string, opts ...Option) *RWLock {
 			opt(&o)
 		}
 	}
-	rw := &RWLock{writeChanged: make(chan struct{})}
+	rw := &RWLock{}
 	lopts := []locking.Option{locking.WithName(o.telemetryName)}
 	if c != nil {
 		lopts = append(lopts, locking.WithLogger(c.Logger().Named("rwlock")))
@@ -66,16 +64,7 @@ func (rw *RWLock) WriteLock() *Lock {
 
 // changed returns the channel closed at the next change of the write lock's
 // hold.
-func (rw *RWLock) changed() <-chan struct{} {
-	rw.mu.Lock()
-	defer rw.mu.Unlock()
-	return rw.writeChanged
-}
+func (rw *RWLock) changed() <-chan struct{} { return rw.writeChanged.C() }
 
 // notify wakes read acquires waiting on the write lock's hold.
-func (rw *RWLock) notify() {
-	rw.mu.Lock()
-	defer rw.mu.Unlock()
-	close(rw.writeChanged)
-	rw.writeChanged = make(chan struct{})
-}
+func (rw *RWLock) notify() { rw.writeChanged.Notify() }

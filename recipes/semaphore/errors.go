@@ -3,6 +3,7 @@ package semaphore
 import (
 	"errors"
 
+	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locking"
 )
 
@@ -36,7 +37,7 @@ var (
 	ErrLockLost = locking.ErrLockLost
 	// ErrInvalidPath is returned for a path ZooKeeper would reject, or the
 	// root.
-	ErrInvalidPath = locking.ErrInvalidPath
+	ErrInvalidPath = framework.ErrInvalidPath
 	// ErrNilClient is returned when the semaphore was made with a nil
 	// client.
 	ErrNilClient = locking.ErrNilClient

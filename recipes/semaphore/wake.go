@@ -1,28 +1,16 @@
 package semaphore
 
-import "sync"
+import "github.com/gocurator/curator/internal/fanout"
 
 // wake is a re-armable broadcast: channel returns a channel that the next
-// fire closes; fire then arms a new one.
-type wake struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
+// fire closes.
+type wake struct{ s fanout.Signal }
 
-func newWake() *wake { return &wake{ch: make(chan struct{})} }
+func newWake() *wake { return &wake{} }
 
-func (w *wake) channel() <-chan struct{} {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.ch
-}
+func (w *wake) channel() <-chan struct{} { return w.s.C() }
 
-func (w *wake) fire() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	close(w.ch)
-	w.ch = make(chan struct{})
-}
+func (w *wake) fire() { w.s.Notify() }
 
 // relay fires w at every change that next's channels report, until done
 // closes, on one goroutine however many changes there are; the returned

@@ -38,7 +38,7 @@ type Count struct {
 	closed  bool
 	cur     VersionedValue
 	czxid   int64         // of the node cur was read from; 0 for the seed
-	changed chan struct{} // closed when cur changes, then replaced
+	changed fanout.Signal // notified when cur changes
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 }
@@ -48,7 +48,7 @@ type Count struct {
 // root) or a seed outside the int32 range is reported by every later call
 // (ErrNilClient, ErrInvalidPath, ErrOutOfRange).
 func NewCount(c *framework.Client, path string, seed int) *Count {
-	n := &Count{c: c, path: path, seed: seed, log: zap.NewNop(), changed: make(chan struct{}), starting: make(chan struct{}, 1)}
+	n := &Count{c: c, path: path, seed: seed, log: zap.NewNop(), starting: make(chan struct{}, 1)}
 	n.cur = VersionedValue{Version: -1, Value: seed}
 	switch {
 	case c == nil:
@@ -279,7 +279,7 @@ func (n *Count) Watch() (VersionedValue, <-chan struct{}) {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.cur, n.changed
+	return n.cur, n.changed.C()
 }
 
 // Listen calls fn with every new value the count sees from now on (every
@@ -313,8 +313,7 @@ func (n *Count) updateLocked(stat *zk.Stat, value int) {
 	}
 	n.czxid = stat.Czxid
 	n.cur = VersionedValue{Version: stat.Version, Value: value}
-	close(n.changed)
-	n.changed = make(chan struct{})
+	n.changed.Notify()
 	n.subs.Publish(value)
 	n.log.Debug("count changed", zap.Int("value", value), zap.Int32("version", stat.Version))
 }

@@ -3,6 +3,7 @@ package shared
 import (
 	"errors"
 
+	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locking"
 )
 
@@ -20,7 +21,7 @@ var (
 	ErrNilClient = locking.ErrNilClient
 	// ErrInvalidPath is returned for a path ZooKeeper would reject, or the
 	// root.
-	ErrInvalidPath = locking.ErrInvalidPath
+	ErrInvalidPath = framework.ErrInvalidPath
 	// ErrNilHandle is returned by the calls of a nil *Count that read or
 	// write the node; a nil Count's Value is 0, its Watch channel is
 	// closed, Listen and Close do nothing (see locking.ErrNilHandle).
