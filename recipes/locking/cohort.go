@@ -80,7 +80,11 @@ func cohortAcquire(ctx context.Context, l *Loop, wait bool, maxHandovers int, pe
 	if co.perHolder && h.czxid == 0 {
 		// A local successor: its token is still to be made.
 		if err := co.perHolderToken(ctx, h); err != nil {
-			_ = h.Release(context.WithoutCancel(ctx)) // hands over, or deletes the node
+			// Hands over, or deletes the node on the client's one rule
+			// for clean-up within (or just after) the caller's ctx.
+			dctx, cancel := l.c.CleanupContext(ctx)
+			_ = h.Release(dctx)
+			cancel()
 			return nil, err
 		}
 	}
@@ -212,7 +216,9 @@ func (co *cohort) acquire(ctx context.Context, wait bool, mayHandOver func() boo
 	if w.err != nil {
 		return nil, w.err
 	}
-	_ = w.hold.Release(context.Background())
+	dctx, cancel := co.l.c.CleanupContext(ctx)
+	defer cancel()
+	_ = w.hold.Release(dctx)
 	return nil, ctx.Err()
 }
 
@@ -246,7 +252,10 @@ func (co *cohort) startLocked() {
 		}
 		if len(co.queue) == 0 {
 			// The last waiter left as the grant came.
-			go func() { _ = g.Release(context.Background()) }()
+			// An ended ctx sends the guaranteed delete to the
+			// background at once (no I/O under co.mu).
+			stop()
+			_ = g.Release(ctx)
 			return
 		}
 		w := co.queue[0]
