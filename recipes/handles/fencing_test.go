@@ -3,7 +3,9 @@ package handles_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -62,6 +64,32 @@ func TestEveryHoldHasTheSameFencingSurface(t *testing.T) {
 			}
 			if _, err := c.Multi(ctx, check, framework.CreateOp("/late", nil, framework.Persistent)); !errors.Is(err, zk.ErrNoNode) {
 				t.Fatalf("a check taken while held, used after Release: %v, want zk.ErrNoNode", err)
+			}
+		})
+	}
+}
+
+// An error names the lock's path once, at the recipe's layer: "mutex
+// /lock: acquire: context deadline exceeded", not the path again from the
+// loop underneath.
+func TestErrorsNameThePathOnce(t *testing.T) {
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			ns := testkit.Unique(t)
+			holder := testkit.Connect(t, zkAddr, ns)
+			c := testkit.Connect(t, zkAddr, ns)
+			ctx := testkit.Ctx(t)
+			if _, _, err := k.take(ctx, holder, "/lock"); err != nil {
+				t.Fatal(err)
+			}
+			actx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			defer cancel()
+			_, _, err := k.take(actx, c, "/lock")
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("acquire = %v, want DeadlineExceeded", err)
+			}
+			if n := strings.Count(err.Error(), "/lock"); n != 1 {
+				t.Fatalf("%q names the path %d times, want once", err, n)
 			}
 		})
 	}

@@ -127,7 +127,9 @@ func (l *Loop) Err() error {
 // is non-nil: ctx's error (errors.Is context.Canceled / DeadlineExceeded),
 // framework.ErrClosed, ErrWouldBlock, ErrLockLost when the node kept being
 // lost (or the attempt aborted) past the retry policy, an error of the
-// driver, or the ZooKeeper error that the retry policy gave up on.
+// driver, or the ZooKeeper error that the retry policy gave up on. The
+// error does not name the lock path: the recipe's error around it does,
+// once ("mutex /locks/a: acquire: ...").
 func (l *Loop) Acquire(ctx context.Context, wait bool) (h *Hold, err error) {
 	if l == nil {
 		return nil, ErrNilHandle
@@ -144,7 +146,7 @@ func (l *Loop) Acquire(ctx context.Context, wait bool) (h *Hold, err error) {
 	for recreates := 0; ; recreates++ {
 		att, err := l.begin(ctx, wait)
 		if err != nil {
-			return nil, fmt.Errorf("lock %s: %w", l.path, err)
+			return nil, err
 		}
 		att.tel = &acq
 		spec := l.driver.Node()
@@ -165,7 +167,7 @@ func (l *Loop) Acquire(ctx context.Context, wait bool) (h *Hold, err error) {
 				l.deleteNode(ctx, node)
 			}
 			att.end(ctx)
-			return nil, fmt.Errorf("lock %s: %w", l.path, err)
+			return nil, err
 		}
 		acq.created(node)
 		// The listing is handed over, not kept here: with thousands of
@@ -181,17 +183,17 @@ func (l *Loop) Acquire(ctx context.Context, wait bool) (h *Hold, err error) {
 		l.deleteNode(ctx, node)
 		att.end(ctx)
 		if !errors.Is(err, errRecreate) {
-			return nil, fmt.Errorf("lock %s: %w", l.path, err)
+			return nil, err
 		}
 		// Our node is gone or belongs to a dead session, or the attempt
 		// was aborted: begin a new one, under the client's retry policy.
 		sleep, ok := l.c.RetryPolicy().AllowRetry(recreates, time.Since(start))
 		if !ok {
-			return nil, fmt.Errorf("lock %s: %w: node lost or attempt aborted %d times while waiting", l.path, ErrLockLost, recreates+1)
+			return nil, fmt.Errorf("%w: node lost or attempt aborted %d times while waiting", ErrLockLost, recreates+1)
 		}
 		l.log.Info("own node lost or attempt aborted while waiting; starting over", zap.String("node", node))
 		if err := Sleep(ctx, l.c, sleep); err != nil {
-			return nil, fmt.Errorf("lock %s: %w", l.path, err)
+			return nil, err
 		}
 	}
 }
