@@ -30,7 +30,7 @@ func TestLocalHandover(t *testing.T) {
 	t.Run("cancel while queued locally", func(t *testing.T) { testCohortCancel(t, addr) })
 	t.Run("try acquire", func(t *testing.T) { testCohortTry(t, addr) })
 	t.Run("reentrant", func(t *testing.T) { testCohortReentrant(t, addr) })
-	t.Run("invalid max", func(t *testing.T) { testCohortInvalid(t, addr) })
+	t.Run("invalid options", func(t *testing.T) { testCohortInvalid(t, addr) })
 	t.Run("close ends holder and waiters", func(t *testing.T) { testCohortClose(t, addr) })
 	t.Run("loss ends holder and waiters", func(t *testing.T) { testCohortLoss(t, addr) })
 }
@@ -394,6 +394,12 @@ func testCohortInvalid(t *testing.T, addr string) {
 		if err := m.Acquire(ctxT(t)); !errors.Is(err, framework.ErrInvalidOption) {
 			t.Errorf("WithLocalHandover(%d): Acquire: %v, want ErrInvalidOption", max, err)
 		}
+	}
+	// An option that another would undo is refused, not dropped: a
+	// revocable mutex's nodes carry empty data.
+	m := mutex.New(a, lockPath, mutex.Revocable(func(*mutex.Mutex) {}), mutex.WithData([]byte("x")))
+	if err := m.Acquire(ctxT(t)); !errors.Is(err, framework.ErrInvalidOption) {
+		t.Errorf("Revocable with WithData: Acquire: %v, want ErrInvalidOption", err)
 	}
 }
 

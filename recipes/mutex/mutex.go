@@ -2,6 +2,7 @@ package mutex
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/go-zookeeper/zk"
 
@@ -32,6 +33,11 @@ func New(c *framework.Client, path string, opts ...Option) *Mutex {
 	}
 	data := o.data
 	if o.revoked != nil {
+		// Curator's revocable nodes carry empty data (the revoker writes
+		// into them): a WithData would be dropped, so it is refused.
+		if o.data != nil && o.err == nil {
+			o.err = fmt.Errorf("%w: WithData does not apply to a Revocable mutex (its nodes carry empty data, as Curator's)", framework.ErrInvalidOption)
+		}
 		data = []byte{}
 	}
 	m := &Mutex{}

@@ -34,7 +34,8 @@ func WithData(data []byte) Option {
 // Revocable makes the mutex revocable, like Curator's makeRevocable: while
 // it holds the lock, a Revoke of its node calls fn (on a goroutine of its
 // own), which should Release soon. Nodes of a revocable mutex carry empty
-// data, as in Curator.
+// data, as in Curator, so WithData beside it is refused
+// (framework.ErrInvalidOption).
 func Revocable(fn func(m *Mutex)) Option {
 	return func(o *options) { o.revoked = fn }
 }

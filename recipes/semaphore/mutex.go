@@ -29,10 +29,22 @@ type Mutex struct {
 
 // NewMutex returns a mutex on path with the layout of Curator's
 // InterProcessSemaphoreMutex. It does no I/O; bad input is reported by
-// every call. opts are the Semaphore's (WithData); the maximum is always 1.
+// every call. opts are the Semaphore's (WithData, WithTelemetryName); the
+// maximum is always 1, so WithMaxLeasesFrom is refused
+// (framework.ErrInvalidOption) rather than ignored.
 func NewMutex(c *framework.Client, path string, opts ...Option) *Mutex {
-	opts = append(append([]Option{}, opts...), CuratorV2(), func(o *options) { o.count, o.countSet = nil, false })
-	return &Mutex{sem: New(c, path, 1, opts...), token: make(chan struct{}, 1), last: ErrNotHeld}
+	var given options
+	for _, o := range opts {
+		if o != nil {
+			o(&given)
+		}
+	}
+	m := &Mutex{sem: New(c, path, 1, append(append([]Option{}, opts...), CuratorV2())...), token: make(chan struct{}, 1), last: ErrNotHeld}
+	if given.countSet && m.sem.err == nil {
+		// Its maximum is 1: a count would be ignored, so it is refused.
+		m.sem.err = fmt.Errorf("%w: WithMaxLeasesFrom does not apply to a semaphore mutex (its maximum is 1)", framework.ErrInvalidOption)
+	}
+	return m
 }
 
 // Acquire blocks until the mutex is held or ctx ends (use a ctx deadline

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/semaphore"
+	"github.com/gocurator/curator/recipes/shared"
 )
 
 const mutexPath = "/locks/report"
@@ -79,5 +80,10 @@ func TestMutex(t *testing.T) {
 	}
 	if ok, err := semaphore.NewMutex(c1, "bad").TryAcquire(ctx); ok || !errors.Is(err, semaphore.ErrInvalidPath) {
 		t.Fatalf("bad path: %v, %v", ok, err)
+	}
+	// A count would be ignored (the maximum is 1): refused, not dropped.
+	count := shared.NewCount(c1, "/counts/mutex", 3)
+	if err := semaphore.NewMutex(c1, mutexPath, semaphore.WithMaxLeasesFrom(count)).Acquire(ctx); !errors.Is(err, framework.ErrInvalidOption) {
+		t.Fatalf("WithMaxLeasesFrom on a semaphore mutex: %v, want ErrInvalidOption", err)
 	}
 }
