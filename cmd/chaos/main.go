@@ -16,7 +16,7 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/gocurator/curator/chaos"
+	"github.com/gocurator/curator/internal/chaos"
 )
 
 func main() {
