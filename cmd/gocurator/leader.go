@@ -48,10 +48,7 @@ sequence order; each participant's id is its node's data.`,
 }
 
 func (a *app) leaderShow(ctx context.Context, path string) error {
-	if err := checkPath(path); err != nil {
-		return err
-	}
-	c, err := a.connect(ctx)
+	c, err := a.open(ctx, path)
 	if err != nil {
 		return err
 	}

@@ -109,10 +109,7 @@ func notARecipe(path string, root *inspect.Znode, recursive bool) error {
 }
 
 func (a *app) locksLs(ctx context.Context, path string, recursive bool) error {
-	if err := checkPath(path); err != nil {
-		return err
-	}
-	c, err := a.connect(ctx)
+	c, err := a.open(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -165,10 +162,7 @@ func (a *app) locksWatch(ctx context.Context, path string, recursive bool, updat
 }
 
 func (a *app) watchLoop(ctx context.Context, path string, recursive bool, updates int) error {
-	if err := checkPath(path); err != nil {
-		return err
-	}
-	c, err := a.connect(ctx)
+	c, err := a.open(ctx, path)
 	if err != nil {
 		return err
 	}

@@ -46,10 +46,7 @@ func (a *app) orphansCommand() *cobra.Command {
 }
 
 func (a *app) orphans(ctx context.Context, path string) error {
-	if err := checkPath(path); err != nil {
-		return err
-	}
-	c, err := a.connect(ctx)
+	c, err := a.open(ctx, path)
 	if err != nil {
 		return err
 	}

@@ -46,10 +46,7 @@ func (a *app) lockNode(ctx context.Context, c *framework.Client, node string) (*
 }
 
 func (a *app) revoke(ctx context.Context, node string) error {
-	if err := checkPath(node); err != nil {
-		return err
-	}
-	c, err := a.connect(ctx)
+	c, err := a.open(ctx, node)
 	if err != nil {
 		return err
 	}
@@ -106,10 +103,7 @@ passes the token to its command in GOCURATOR_FENCING_TOKEN.`,
 }
 
 func (a *app) breakNode(ctx context.Context, node string, yes bool) error {
-	if err := checkPath(node); err != nil {
-		return err
-	}
-	c, err := a.connect(ctx)
+	c, err := a.open(ctx, node)
 	if err != nil {
 		return err
 	}

@@ -135,6 +135,15 @@ func oneLine(msg string) string {
 
 // connect connects to --zk with the credentials, within --timeout. Reads
 // are retried a few times on connection loss only.
+// open checks a command's path argument and connects: the first two steps
+// of every command that reads or writes one path.
+func (a *app) open(ctx context.Context, path string) (*framework.Client, error) {
+	if err := checkPath(path); err != nil {
+		return nil, err
+	}
+	return a.connect(ctx)
+}
+
 func (a *app) connect(ctx context.Context, extra ...framework.Option) (*framework.Client, error) {
 	opts := []framework.Option{
 		framework.WithSessionTimeout(a.sessionTimeout),
