@@ -69,8 +69,8 @@
 // and a node whose
 // create was still in flight when ctx ended is found by its protected name
 // and deleted in the background. AcquireN returns the leases it took before
-// failing. TryAcquire returns ErrNoLease, never a nil Lease with a nil
-// error.
+// failing. TryAcquire reports a busy semaphore as (nil, false, nil), as
+// every handle's try variant does (busy is not an error).
 //
 // # Connection loss
 //

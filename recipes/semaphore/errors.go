@@ -11,9 +11,6 @@ import (
 // and ErrNilClient are the locking package's sentinels, shared by every
 // recipe.
 var (
-	// ErrNoLease is returned by TryAcquire when no lease is free now; no
-	// node is left behind.
-	ErrNoLease = errors.New("curator: no lease available")
 	// ErrLayoutMismatch is returned when the path holds the other mode's
 	// layout at work: a V1 semaphore found a gate or lease node in the
 	// "locks"/"leases" directories of a (Curator) V2 semaphore (empty

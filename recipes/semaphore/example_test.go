@@ -2,7 +2,6 @@ package semaphore_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log"
 	"time"
@@ -64,13 +63,14 @@ func ExampleSemaphore_TryAcquire() {
 	defer c.Close()
 
 	s := semaphore.New(c, "/semaphores/nightly", 1)
-	first, err := s.TryAcquire(ctx)
-	if err != nil {
-		log.Fatal(err)
+	first, ok, err := s.TryAcquire(ctx)
+	if err != nil || !ok {
+		log.Fatal(ok, err)
 	}
 	defer first.Release(context.Background())
-	// TryAcquire never waits, and never returns a nil lease without an error.
-	if _, err := s.TryAcquire(ctx); errors.Is(err, semaphore.ErrNoLease) {
+	// TryAcquire never waits; busy is a false, not an error, and leaves
+	// the semaphore unchanged.
+	if _, ok, err := s.TryAcquire(ctx); err == nil && !ok {
 		fmt.Println("busy: another run holds the lease")
 	}
 	// Output: busy: another run holds the lease

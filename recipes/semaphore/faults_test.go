@@ -216,9 +216,9 @@ func TestCancelDuringLostCreateReplyLeavesNothing(t *testing.T) {
 				waitEmpty(t, checker, semPath+"/locks")
 			}
 			// Nothing blocks the next acquirer.
-			l, err := semaphore.New(checker, semPath, 1, tc.m.opts...).TryAcquire(ctx)
-			if err != nil {
-				t.Fatal(err)
+			l, ok, err := semaphore.New(checker, semPath, 1, tc.m.opts...).TryAcquire(ctx)
+			if !ok {
+				t.Fatalf("TryAcquire after the fault = %v, %v; want a lease", ok, err)
 			}
 			mustRelease(t, l)
 		})

@@ -139,16 +139,16 @@ func TestInteropWithCuratorSemaphoreV2(t *testing.T) {
 	if got := javas[1].MustDo("lease s 200"); got != "none" {
 		t.Fatalf("Curator took a third lease with max 2: %s", got)
 	}
-	if _, err := semaphore.New(c, path, max).TryAcquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
+	if _, _, err := semaphore.New(c, path, max).TryAcquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
 		t.Fatalf("V1 on Curator's V2 path: %v, want ErrLayoutMismatch", err)
 	}
 	javas[0].MustDo("return " + javaNode)
 	mustRelease(t, l)
 	// With every lease back, the directories Curator leaves behind are
 	// empty: no V2 layout at work, so V1 may use the path at once.
-	v1, err := semaphore.New(c, path, max).TryAcquire(ctx)
-	if err != nil {
-		t.Fatalf("V1 beside Curator's empty V2 directories: %v", err)
+	v1, ok, err := semaphore.New(c, path, max).TryAcquire(ctx)
+	if !ok {
+		t.Fatalf("V1 beside Curator's empty V2 directories: %v, %v", ok, err)
 	}
 	mustRelease(t, v1)
 }

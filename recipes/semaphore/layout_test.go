@@ -43,7 +43,7 @@ func TestRefusedV2LeavesNothing(t *testing.T) {
 		call func() error
 	}{
 		{"Acquire", func() error { _, err := v2.Acquire(ctx); return err }},
-		{"TryAcquire", func() error { _, err := v2.TryAcquire(ctx); return err }},
+		{"TryAcquire", func() error { _, _, err := v2.TryAcquire(ctx); return err }},
 		{"AcquireN", func() error { _, err := v2.AcquireN(ctx, 2); return err }},
 	}
 	for _, tt := range calls {
@@ -51,14 +51,17 @@ func TestRefusedV2LeavesNothing(t *testing.T) {
 			t.Fatalf("V2 %s on a V1 path = %v, want ErrLayoutMismatch", tt.name, err)
 		}
 		onlyNodes(t, c1, semPath, []string{node}, "after a refused V2 "+tt.name)
-		l, err := v1.TryAcquire(ctx)
-		if err != nil {
-			t.Fatalf("V1 right after a refused V2 %s: %v", tt.name, err)
+		l, ok, err := v1.TryAcquire(ctx)
+		if !ok {
+			t.Fatalf("V1 right after a refused V2 %s: %v, %v", tt.name, ok, err)
 		}
 		mustRelease(t, l)
 	}
 	mustRelease(t, held)
 }
+
+// errBusy stands for a try that found no free lease (which is no error).
+var errBusy = errors.New("busy")
 
 // A V2 acquire that fails on a fresh path leaves nothing V1 could trip
 // over. Failing for want of a lease (TryAcquire, the maximum is 0), it
@@ -81,7 +84,12 @@ func TestFailedV2LeavesNoDirectories(t *testing.T) {
 		want     error
 		ctxEnded bool
 	}{
-		{"TryAcquire with max 0", func() error { _, err := v2.TryAcquire(ctx); return err }, semaphore.ErrNoLease, false},
+		{"TryAcquire with max 0", func() error {
+			if l, ok, err := v2.TryAcquire(ctx); ok || err != nil {
+				return fmt.Errorf("TryAcquire = %v, %v, %v; want busy (nil, false, nil)", l, ok, err)
+			}
+			return errBusy
+		}, errBusy, false},
 		{"Acquire until its deadline", func() error {
 			dctx, cancel := context.WithTimeout(ctx, shortWait)
 			defer cancel()
@@ -107,9 +115,9 @@ func TestFailedV2LeavesNoDirectories(t *testing.T) {
 		} else {
 			onlyNodes(t, c, semPath, nil, "after a failed V2 "+tt.name)
 		}
-		l, err := semaphore.New(c, semPath, 1).TryAcquire(ctx)
-		if err != nil {
-			t.Fatalf("V1 right after a failed V2 %s: %v", tt.name, err)
+		l, ok, err := semaphore.New(c, semPath, 1).TryAcquire(ctx)
+		if !ok {
+			t.Fatalf("V1 right after a failed V2 %s: %v, %v", tt.name, ok, err)
 		}
 		mustRelease(t, l)
 	}
@@ -145,7 +153,7 @@ func TestV1BesideEmptyV2Directories(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if l, err := v1.TryAcquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
+			if l, _, err := v1.TryAcquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
 				t.Fatalf("V1 TryAcquire with %s = %v, %v; want ErrLayoutMismatch", node, l, err)
 			}
 			if l, err := v1.Acquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
@@ -168,14 +176,14 @@ func TestV1BesideEmptyV2Directories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v1.TryAcquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
+	if _, _, err := v1.TryAcquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
 		t.Fatalf("V1 beside a V2 lease = %v, want ErrLayoutMismatch", err)
 	}
 	mustRelease(t, l2)
-	if l, err = v1.TryAcquire(ctx); err != nil {
+	if l, _, err = v1.TryAcquire(ctx); l == nil {
 		t.Fatalf("V1 once the V2 lease is back: %v", err)
 	}
-	if _, err := v2.TryAcquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
+	if _, _, err := v2.TryAcquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
 		t.Fatalf("V2 beside a V1 lease = %v, want ErrLayoutMismatch", err)
 	}
 	mustRelease(t, l)
@@ -205,7 +213,7 @@ func TestV1AndV2RaceNeverBothAdmitted(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				leases[j], errs[j] = s.TryAcquire(ctx)
+				leases[j], _, errs[j] = s.TryAcquire(ctx)
 			}()
 		}
 		wg.Wait()

@@ -2,7 +2,6 @@ package semaphore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -86,12 +85,9 @@ func (m *Mutex) TryAcquire(ctx context.Context) (bool, error) {
 	default:
 		return false, nil
 	}
-	l, err := m.sem.TryAcquire(ctx)
-	if err != nil {
+	l, ok, err := m.sem.TryAcquire(ctx)
+	if !ok {
 		<-m.token
-		if errors.Is(err, ErrNoLease) {
-			return false, nil
-		}
 		return false, err
 	}
 	m.set(l)

@@ -2,6 +2,7 @@ package semaphore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.uber.org/zap"
@@ -91,18 +92,23 @@ func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) {
 
 // TryAcquire takes a lease only if one is free now: it never waits for
 // another holder (it does wait for the network). When none is free it
-// returns ErrNoLease and leaves no node; it never returns a nil Lease with a
-// nil error. In V2 mode, like Curator's acquire with a zero wait, it also
-// reports ErrNoLease while another acquirer is passing the gate.
-func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) {
+// returns (nil, false, nil) and leaves the semaphore unchanged (no node);
+// on failure it returns a non-nil error and leaves the semaphore unchanged.
+// In V2 mode, like Curator's acquire with a zero wait, it also reports
+// false while another acquirer is passing the gate. This is every handle's
+// busy convention: busy is a false, not an error.
+func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, bool, error) {
 	if s == nil {
-		return nil, ErrNilHandle
+		return nil, false, ErrNilHandle
 	}
 	l, err := s.acquire(ctx, false)
-	if err != nil {
-		return nil, fmt.Errorf("semaphore %s: try acquire: %w", s.path, err)
+	if errors.Is(err, locking.ErrWouldBlock) {
+		return nil, false, nil
 	}
-	return l, nil
+	if err != nil {
+		return nil, false, fmt.Errorf("semaphore %s: try acquire: %w", s.path, err)
+	}
+	return l, true, nil
 }
 
 // AcquireN takes n leases, all or nothing, under ctx's one deadline: it

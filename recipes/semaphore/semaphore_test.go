@@ -101,7 +101,7 @@ func TestLayoutMismatch(t *testing.T) {
 			if l, err := s.Acquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) || l != nil {
 				t.Fatalf("Acquire = %v, %v; want ErrLayoutMismatch", l, err)
 			}
-			if l, err := s.TryAcquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) || l != nil {
+			if l, ok, err := s.TryAcquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) || l != nil || ok {
 				t.Fatalf("TryAcquire = %v, %v; want ErrLayoutMismatch", l, err)
 			}
 			if ls, err := s.AcquireN(ctx, 2); !errors.Is(err, semaphore.ErrLayoutMismatch) || ls != nil {
@@ -143,8 +143,8 @@ func TestLeaseLostWithSession(t *testing.T) {
 				t.Fatal(err)
 			}
 			other := connect(t, zkAddr, ns)
-			if l2, err := semaphore.New(other, semPath, 1, m.opts...).TryAcquire(ctx); !errors.Is(err, semaphore.ErrNoLease) {
-				t.Fatalf("TryAcquire while held = %v, %v; want ErrNoLease", l2, err)
+			if l2, ok, err := semaphore.New(other, semPath, 1, m.opts...).TryAcquire(ctx); ok || err != nil {
+				t.Fatalf("TryAcquire while held = %v, %v, %v; want busy (nil, false, nil)", l2, ok, err)
 			}
 			proxy.Cut()
 			waitClosed(t, l.Done(), "Done of a lease whose client is cut off")
@@ -192,8 +192,8 @@ func TestBadInput(t *testing.T) {
 			if l, err := tt.s.Acquire(ctx); l != nil || !errors.Is(err, tt.want) {
 				t.Errorf("Acquire = %v, %v; want %v", l, err, tt.want)
 			}
-			if l, err := tt.s.TryAcquire(ctx); l != nil || !errors.Is(err, tt.want) {
-				t.Errorf("TryAcquire = %v, %v; want %v", l, err, tt.want)
+			if l, ok, err := tt.s.TryAcquire(ctx); l != nil || ok || !errors.Is(err, tt.want) {
+				t.Errorf("TryAcquire = %v, %v, %v; want %v", l, ok, err, tt.want)
 			}
 			if ls, err := tt.s.AcquireN(ctx, 1); ls != nil || !errors.Is(err, tt.want) {
 				t.Errorf("AcquireN = %v, %v; want %v", ls, err, tt.want)
@@ -220,7 +220,8 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// TryAcquire never waits and never returns a nil lease with a nil error.
+// TryAcquire never waits; busy is (nil, false, nil) and leaves nothing; a
+// lease comes with true, and never a nil lease with true.
 func TestTryAcquire(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
@@ -230,15 +231,12 @@ func TestTryAcquire(t *testing.T) {
 			s := semaphore.New(c, semPath, 2, m.opts...)
 			var held []*semaphore.Lease
 			for i := 0; i < 5; i++ {
-				l, err := s.TryAcquire(ctx)
-				if (l == nil) == (err == nil) {
-					t.Fatalf("try %d: TryAcquire = %v, %v: exactly one must be nil", i, l, err)
+				l, ok, err := s.TryAcquire(ctx)
+				if err != nil || (l != nil) != ok {
+					t.Fatalf("try %d: TryAcquire = %v, %v, %v", i, l, ok, err)
 				}
-				switch {
-				case i < 2 && err != nil:
-					t.Fatalf("try %d with a free lease: %v", i, err)
-				case i >= 2 && !errors.Is(err, semaphore.ErrNoLease):
-					t.Fatalf("try %d with none free: %v, want ErrNoLease", i, err)
+				if want := i < 2; ok != want {
+					t.Fatalf("try %d: TryAcquire ok = %v, want %v", i, ok, want)
 				}
 				if l != nil {
 					held = append(held, l)
@@ -248,9 +246,9 @@ func TestTryAcquire(t *testing.T) {
 				t.Fatalf("failed tries left nodes: %v", got)
 			}
 			mustRelease(t, held[0])
-			l, err := s.TryAcquire(ctx)
-			if err != nil {
-				t.Fatalf("TryAcquire after a release: %v", err)
+			l, ok, err := s.TryAcquire(ctx)
+			if !ok {
+				t.Fatalf("TryAcquire after a release = %v, %v", ok, err)
 			}
 			mustRelease(t, l)
 			mustRelease(t, held[1])

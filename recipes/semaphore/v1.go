@@ -109,9 +109,6 @@ func (s *Semaphore) acquireV1(ctx context.Context, wait bool) (*Lease, error) {
 	l := locking.New(s.c, s.path, d, locking.WithLogger(s.log),
 		locking.WithMaxLeases(maxLeases), locking.WithChanged(changed), locking.WithName(s.opts.telemetryName))
 	h, err := l.Acquire(ctx, wait)
-	if errors.Is(err, locking.ErrWouldBlock) {
-		return nil, ErrNoLease
-	}
 	if err != nil {
 		return nil, err
 	}

@@ -38,9 +38,6 @@ func (s *Semaphore) acquireV2(ctx context.Context, wait bool) (*Lease, error) {
 	h, err := l.Acquire(ctx, wait)
 	if err != nil {
 		s.dropEmptyDirs(ctx)
-		if errors.Is(err, locking.ErrWouldBlock) {
-			return nil, ErrNoLease
-		}
 		return nil, err
 	}
 	return newLease(s.path, h), nil
