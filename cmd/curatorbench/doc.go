@@ -13,7 +13,6 @@
 //	go run ./cmd/curatorbench -workloads all -rtt 0
 //	go run ./cmd/curatorbench -workloads none -rtt 0 -sweep 1,2,4,8 -sweep-plot sweep.svg
 //	go run ./cmd/curatorbench -scale -rtt 0
-//	go run ./cmd/curatorbench -workloads none -rtt 0 -uncontended -diagnose
 //
 // docs/benchmarks.md explains every column and holds the latest figures.
 //
@@ -110,12 +109,9 @@
 //
 // # Extras, at the first round-trip time
 //
-// -uncontended compares one client of our mutex with one client of raw in
-// 10 alternating rounds and prints the median of the rounds' ratios.
-// -diagnose takes that difference apart, one cost per step, and adds a
-// contended row to the mutex, "sketch: no re-read", the mutex protocol on
-// go-zookeeper minus the read after the watch fires. -sweep 1,2,4,8 runs
-// the mutex at those client counts (-sweep-plot draws it).
+// -sweep 1,2,4,8 runs the mutex at those client counts (-sweep-plot draws
+// it). The uncontended mutex against the raw floor is the table's
+// "uncontended" row beside "-workloads raw".
 //
 // -scale runs only the scale scenario: queues of 10, 100 and 1,000 waiting
 // mutex handles (-scale-waiters) spread over 50 clients (-scale-clients)

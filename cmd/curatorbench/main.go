@@ -36,7 +36,6 @@ type flags struct {
 	workloads    string
 	peers        bool
 	maxLeases    int
-	uncontended  bool
 	jsonOut      string
 	plotOut      string
 	sweepPlotOut string
@@ -47,7 +46,6 @@ type flags struct {
 	cpuProfile   string
 	serverHeapMB int
 	zkWarmup     time.Duration
-	diagnose     bool
 	replay       string
 	args         []string
 }
@@ -73,7 +71,6 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.workloads, "workloads", "headline", "comma list of "+strings.Join(bench.Names, ",")+"; headline ("+strings.Join(bench.Headline, ",")+"), all, or none")
 	fs.BoolVar(&f.peers, "peers", true, "also run go-zookeeper's zk.Lock and Apache Curator (Java) for comparison")
 	fs.IntVar(&f.maxLeases, "max-leases", 0, "leases of the semaphore workloads (0: as many as sessions, so a lease is always free)")
-	fs.BoolVar(&f.uncontended, "uncontended", false, "also compare 1 client of our mutex with 1 client of raw create+list+delete in alternating rounds (at the first -rtt)")
 	fs.StringVar(&f.jsonOut, "json", "", "write every result as JSON to this file")
 	fs.StringVar(&f.plotOut, "plot", "", "draw the contended mutex's throughput against the round-trip time to this file (.svg, .png or .pdf)")
 	fs.StringVar(&f.sweep, "sweep", "", "comma list of client counts to run the mutex workload at, ours and the peers' (at the first -rtt)")
@@ -81,7 +78,6 @@ func parseFlags(args []string) (flags, error) {
 	fs.BoolVar(&f.scale, "scale", false, "run the scale scenario instead of the workloads (at the first -rtt)")
 	fs.IntVar(&f.scaleClients, "scale-clients", 50, "scale: clients the waiting handles are spread over")
 	fs.StringVar(&f.scaleWaiters, "scale-waiters", "10,100,1000", "scale: queue lengths")
-	fs.BoolVar(&f.diagnose, "diagnose", false, "also take the uncontended mutex apart step by step (1 client, alternating rounds, at the first -rtt)")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of this process to this file")
 	fs.StringVar(&f.replay, "replay", "", "measure nothing: print the report of an earlier -json file (and draw its -plot)")
 	fs.Usage = func() {
@@ -396,7 +392,7 @@ func scenarios(f flags, names []string, rtt time.Duration) []bench.Scenario {
 }
 
 // runAll runs the table at every round-trip time, and the extras (-scale,
-// -uncontended, -diagnose, -sweep) at the first.
+// -sweep) at the first.
 func runAll(ctx context.Context, f flags, srv *server, rep *bench.Report, logf func(string, ...any)) error {
 	names, unavailable, err := bench.ParseNames(f.workloads)
 	if err != nil {
@@ -428,7 +424,7 @@ func runAll(ctx context.Context, f flags, srv *server, rep *bench.Report, logf f
 	if !f.scale {
 		runs := 0
 		for _, rtt := range f.rtts {
-			plan := bench.Plan{Peers: f.peers, Curator: curatorOK, Diagnose: f.diagnose}
+			plan := bench.Plan{Peers: f.peers, Curator: curatorOK}
 			for _, s := range scenarios(f, names, rtt) {
 				runs += plan.Runs(s)
 			}
@@ -485,7 +481,7 @@ func runRTT(ctx context.Context, f flags, srv *server, names []string, rtt time.
 		return runScale(ctx, f, servers, rep, logf)
 	}
 	plan := bench.Plan{Servers: servers, RTT: rtt, Warmup: f.warmup, Measure: f.duration, Meter: meter,
-		Peers: f.peers, Curator: curatorOK, Diagnose: f.diagnose, Logf: logf}
+		Peers: f.peers, Curator: curatorOK, Logf: logf}
 	t := bench.Table{RTTMs: ms(rtt), MeasuredRTTMs: ms(measured), LoadAvg: bench.LoadAvg()}
 	var all []bench.Result
 	// Also on an interrupt: what was measured is reported.
@@ -515,27 +511,8 @@ func runRTT(ctx context.Context, f flags, srv *server, names []string, rtt time.
 	return nil
 }
 
-// runExtras runs -uncontended, -diagnose and -sweep through servers.
+// runExtras runs -sweep through servers.
 func runExtras(ctx context.Context, f flags, servers string, plan bench.Plan, rep *bench.Report, logf func(string, ...any)) error {
-	if f.uncontended {
-		logf("uncontended: 1 client, raw and mutex alternating")
-		un, err := bench.RunUncontended(ctx, servers, "/curatorbench/uncontended-vs-raw", f.warmup, f.duration)
-		if err != nil {
-			logf("uncontended: FAILED: %v", err)
-			rep.Skipped = append(rep.Skipped, "uncontended: failed ("+firstLine(err.Error())+")")
-		} else {
-			rep.Uncontended = &un
-		}
-	}
-	if f.diagnose {
-		logf("diagnose: 1 client, %d steps alternating", len(bench.Diagnostics()))
-		rs, err := bench.RunAlternating(ctx, servers, "/curatorbench/diagnose", f.warmup, f.duration, bench.Diagnostics())
-		if err != nil {
-			logf("diagnose: FAILED: %v", err)
-			rep.Skipped = append(rep.Skipped, "diagnose: failed ("+firstLine(err.Error())+")")
-		}
-		rep.Diagnose = rs
-	}
 	sweep, err := sweepCounts(f)
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 
 	"github.com/gocurator/curator/internal/bench"
 )
@@ -41,20 +40,6 @@ func printReport(w io.Writer, f flags, rep *bench.Report) {
 	}
 	for _, s := range rep.Skipped {
 		fmt.Fprintln(w, s)
-	}
-	if u := rep.Uncontended; u != nil {
-		lo, hi := 0.0, 0.0
-		if len(u.RoundRatios) > 0 {
-			lo, hi = slices.Min(u.RoundRatios), slices.Max(u.RoundRatios)
-		}
-		fmt.Fprintln(w)
-		fmt.Fprintf(w, "uncontended vs raw (1 client, %d alternating rounds, first RTT): mutex %.0f cycles/s (p50 acquire %.3f ms), raw %.0f cycles/s (p50 create+list %.3f ms): ratio %.3f (median of the rounds' ratios, range %.3f-%.3f; pooled %.3f)\n",
-			u.Rounds, u.Mutex.OpsPerSec, u.Mutex.P50Ms, u.Raw.OpsPerSec, u.Raw.P50Ms, u.Ratio, lo, hi, u.PooledRatio)
-	}
-	if len(rep.Diagnose) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "# uncontended mutex taken apart (1 client, alternating rounds, first RTT)")
-		bench.WriteSteps(w, rep.Diagnose)
 	}
 	if len(rep.Sweep) > 0 {
 		fmt.Fprintln(w)

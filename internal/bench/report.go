@@ -11,13 +11,11 @@ type Report struct {
 	Header   Header   `json:"header"`
 	Settings Settings `json:"settings"`
 	// Tables holds the rows of every round-trip time, in the order run.
-	Tables      []Table            `json:"tables,omitempty"`
-	Uncontended *UncontendedResult `json:"uncontended,omitempty"`
-	Sweep       Rows               `json:"sweep,omitempty"`
-	Scale       *Scale             `json:"scale,omitempty"`
-	Diagnose    Rows               `json:"diagnose,omitempty"`
-	Targets     []Target           `json:"targets,omitempty"`
-	Skipped     []string           `json:"skipped,omitempty"`
+	Tables  []Table  `json:"tables,omitempty"`
+	Sweep   Rows     `json:"sweep,omitempty"`
+	Scale   *Scale   `json:"scale,omitempty"`
+	Targets []Target `json:"targets,omitempty"`
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // Settings are the command's measuring settings.

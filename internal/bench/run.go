@@ -92,13 +92,6 @@ func leasesOf(workload string, max int) int {
 	return 0
 }
 
-// run returns the acquire latencies of the measured cycles and the length
-// of the measured period.
-func run(ctx context.Context, cfg Config, wl Workload) ([]time.Duration, time.Duration, error) {
-	lat, w, err := runMetered(ctx, cfg, wl)
-	return lat, w.period, err
-}
-
 // runMetered runs wl and returns the acquire latencies of the measured
 // cycles and what drive measured.
 func runMetered(ctx context.Context, cfg Config, wl Workload) ([]time.Duration, window, error) {

@@ -58,8 +58,6 @@ type Plan struct {
 	// Peers runs go-zookeeper's zk.Lock where it has an equivalent;
 	// Curator runs Curator (Java) where it has one.
 	Peers, Curator bool
-	// Diagnose adds the diagnostic sketches.
-	Diagnose bool
 	// Logf receives progress lines.
 	Logf func(format string, args ...any)
 }
@@ -95,7 +93,7 @@ func (p Plan) RunScenario(ctx context.Context, s Scenario, trace bool) []Result 
 		}
 		out = append(out, r)
 	}
-	for _, wl := range Available(registryName(s.Name), p.Diagnose) {
+	for _, wl := range Available(registryName(s.Name)) {
 		if wl.Peer && !p.Peers {
 			continue
 		}
@@ -115,7 +113,7 @@ func (p Plan) RunScenario(ctx context.Context, s Scenario, trace bool) []Result 
 // Runs is how many runs RunScenario makes for s.
 func (p Plan) Runs(s Scenario) int {
 	n := 0
-	for _, wl := range Available(registryName(s.Name), p.Diagnose) {
+	for _, wl := range Available(registryName(s.Name)) {
 		if !wl.Peer || p.Peers {
 			n++
 		}
@@ -129,7 +127,7 @@ func (p Plan) Runs(s Scenario) int {
 // PathFor is a lock path of its own for every run.
 func PathFor(s Scenario, impl string) string {
 	short := map[string]string{
-		ImplOurs: "gocurator", ImplRaw: "raw", ImplZKLock: "zklock", ImplCurator: "curator", ImplSketch: "sketch",
+		ImplOurs: "gocurator", ImplRaw: "raw", ImplZKLock: "zklock", ImplCurator: "curator",
 	}[impl]
 	if short == "" {
 		short = "impl"

@@ -275,9 +275,9 @@ func firstLine(s string) string {
 }
 
 // Sort orders rows as the table shows them: by workload (Names order),
-// sessions and hold, then ours, raw, zk.Lock, Curator, the sketch.
+// sessions and hold, then ours, raw, zk.Lock, Curator.
 func (rs Rows) Sort() {
-	impls := []string{ImplOurs, ImplRaw, ImplZKLock, ImplCurator, ImplSketch}
+	impls := []string{ImplOurs, ImplRaw, ImplZKLock, ImplCurator}
 	slices.SortStableFunc(rs, func(a, b Result) int {
 		if c := cmp.Compare(slices.Index(Names, a.Workload), slices.Index(Names, b.Workload)); c != 0 {
 			return c
@@ -290,26 +290,4 @@ func (rs Rows) Sort() {
 		}
 		return cmp.Compare(slices.Index(impls, a.Impl), slices.Index(impls, b.Impl))
 	})
-}
-
-// WriteSteps prints 1-client rows as steps from the first: cycle time and
-// what each step adds to the one before.
-func WriteSteps(w io.Writer, rows Rows) {
-	cells := [][]string{{"step", "cycles/s", "cycle us", "+us vs previous", "p50 acquire ms", "vs first"}}
-	prev := 0.0
-	for i, r := range rows {
-		if !r.OK() {
-			cells = append(cells, []string{r.Impl, "FAILED: " + firstLine(r.Error), "", "", "", ""})
-			continue
-		}
-		us := 1e6 / r.OpsPerSec
-		add := "-"
-		if i > 0 && prev > 0 {
-			add = fmt.Sprintf("%+.0f", us-prev)
-		}
-		prev = us
-		cells = append(cells, []string{r.Impl, fmt.Sprintf("%.0f", r.OpsPerSec), fmt.Sprintf("%.0f", us), add,
-			fmt.Sprintf("%.3f", r.P50Ms), fmt.Sprintf("%.3f", r.OpsPerSec/rows[0].OpsPerSec)})
-	}
-	writeCells(w, cells, 1)
 }

@@ -12,9 +12,6 @@ const (
 	ImplRaw     = "go-zookeeper raw"
 	ImplZKLock  = "go-zookeeper zk.Lock"
 	ImplCurator = "Curator (Java)"
-	// ImplSketch is a diagnostic lock on go-zookeeper that takes a
-	// deleted predecessor as the grant, without reading again.
-	ImplSketch = "sketch: no re-read"
 )
 
 // Workload names, in table order.
@@ -58,9 +55,6 @@ type Workload struct {
 	Impl string
 	// Peer marks a comparison implementation, run only with -peers.
 	Peer bool
-	// Diagnostic marks a sketch that is not a product, run only with
-	// -diagnose.
-	Diagnostic bool
 	// New makes worker w's Locker. Connections are made through w, which
 	// closes them after the run.
 	New func(ctx context.Context, w *Worker) (Locker, error)
@@ -76,13 +70,12 @@ var registry []Workload
 func register(w Workload) { registry = append(registry, w) }
 
 // Available returns the registered workloads named name: ours, then the
-// peers, then (with diagnostic) the diagnostic sketches.
-func Available(name string, diagnostic bool) []Workload {
+// peers.
+func Available(name string) []Workload {
 	var out []Workload
 	for _, pass := range []func(Workload) bool{
-		func(w Workload) bool { return !w.Peer && !w.Diagnostic },
+		func(w Workload) bool { return !w.Peer },
 		func(w Workload) bool { return w.Peer },
-		func(w Workload) bool { return w.Diagnostic && diagnostic },
 	} {
 		for _, w := range registry {
 			if w.Name == name && pass(w) {
