@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gocurator/curator/internal/clock"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -24,19 +25,20 @@ type CircuitBreaker struct {
 	mu        sync.Mutex
 	listener  func(State)
 	policy    retry.Policy
+	clock     clock.Clock // the policy's sleeps and elapsed time; tests set a fake
 	open      bool
 	retries   int
 	openedAt  time.Time
 	last      State // last state seen
 	forwarded State // last state forwarded
-	timer     *time.Timer
+	timer     clock.Timer
 	closed    bool
 }
 
 // NewCircuitBreaker wraps listener. Register the breaker's Handle method with
 // a client's Listen. Close stops its timer.
 func NewCircuitBreaker(listener func(State), p retry.Policy) *CircuitBreaker {
-	return &CircuitBreaker{listener: listener, policy: p}
+	return &CircuitBreaker{listener: listener, policy: p, clock: clock.Real}
 }
 
 // Handle takes the next state. It runs the wrapped listener synchronously
@@ -76,20 +78,20 @@ func (b *CircuitBreaker) call(s State) {
 func (b *CircuitBreaker) openLocked() {
 	b.open = true
 	b.retries = 0
-	b.openedAt = time.Now()
+	b.openedAt = b.clock.Now()
 	b.scheduleLocked()
 }
 
 // scheduleLocked arms the timer for the policy's next sleep, or closes the
 // circuit when the policy allows no more.
 func (b *CircuitBreaker) scheduleLocked() bool {
-	sleep, ok := b.policy.AllowRetry(b.retries, time.Since(b.openedAt))
+	sleep, ok := b.policy.AllowRetry(b.retries, b.clock.Now().Sub(b.openedAt))
 	if !ok {
 		b.open = false
 		return false
 	}
 	b.retries++
-	b.timer = time.AfterFunc(sleep, b.check)
+	b.timer = b.clock.AfterFunc(sleep, b.check)
 	return true
 }
 

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/internal/clock"
 	"github.com/gocurator/curator/internal/fanout"
 	"github.com/gocurator/curator/retry"
 )
@@ -44,7 +45,7 @@ type Client struct {
 	session     int64         // live session id; 0 while there is none
 	changed     fanout.Signal // notified at every state change
 	first       chan struct{}
-	expiry      *time.Timer // the client-side expiry watchdog
+	expiry      clock.Timer // the client-side expiry watchdog
 	closed      bool
 	sess        *Session // the live session; nil while there is none
 	guards      map[uint64]guard
@@ -163,7 +164,7 @@ func Connect(ctx context.Context, connectString string, opts ...Option) (*Client
 // it reconnects a session, and drops the connection if that fails, so
 // nothing runs without them there either.
 func (c *Client) dial(gen uint64) (*handle, error) {
-	h := &handle{gen: gen, ready: make(chan struct{}), wire: newWire(handshakeTimeout(c.opts.sessionTimeout))}
+	h := &handle{gen: gen, ready: make(chan struct{}), wire: newWire(handshakeTimeout(c.opts.sessionTimeout), c.opts.clock)}
 	h.wire.hasWatches = c.set.any
 	dialer := c.opts.dialer
 	if dialer == nil {

@@ -151,8 +151,8 @@ func (c *Client) checkExpiryLocked() {
 		c.stopExpiryLocked()
 		return
 	}
-	now := time.Now()
-	deadline := sessionDeadline(c.h.wire.acked(), c.negotiatedTimeoutLocked(), c.opts.expiryPercent)
+	now := c.opts.clock.Now()
+	deadline := sessionDeadline(now, c.h.wire.acked(), c.negotiatedTimeoutLocked(), c.opts.expiryPercent)
 	if left := deadline.Sub(now); left > 0 {
 		c.armExpiryAfterLocked(left)
 		return
@@ -174,11 +174,11 @@ func (c *Client) checkExpiryLocked() {
 // cannot have expired the session before lastAck + timeout; the rest of the
 // timeout is the margin in which holders are told, before anyone else can
 // be given their locks. A zero lastAck (nothing answered yet) gives a
-// deadline one timeout from now.
-func sessionDeadline(lastAck time.Time, timeout time.Duration, pct int) time.Time {
+// deadline counted from now.
+func sessionDeadline(now, lastAck time.Time, timeout time.Duration, pct int) time.Time {
 	pct = min(pct, maxExpiryPercent)
 	if lastAck.IsZero() {
-		lastAck = time.Now()
+		lastAck = now
 	}
 	return lastAck.Add(timeout * time.Duration(pct) / 100)
 }
@@ -195,7 +195,7 @@ func (c *Client) armExpiryAfterLocked(d time.Duration) {
 		c.expiry.Stop()
 	}
 	gen := c.gen
-	c.expiry = time.AfterFunc(d, func() {
+	c.expiry = c.opts.clock.AfterFunc(d, func() {
 		c.events.push(connEvent{gen: gen, expire: true})
 	})
 }

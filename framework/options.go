@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/internal/clock"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -53,6 +54,9 @@ type options struct {
 	// spans (telemetry.go); nil: OpenTelemetry's global providers.
 	meterProvider  metric.MeterProvider
 	tracerProvider trace.TracerProvider
+	// clock times the client-side expiry: the send times of requests and
+	// the watchdog's timer. The wall clock; internal tests set a fake.
+	clock clock.Clock
 }
 
 type authInfo struct {
@@ -71,6 +75,7 @@ func defaultOptions() options {
 		defaultData:       localIP(),
 		expiryPercent:     maxExpiryPercent,
 		juteMaxBuffer:     DefaultJuteMaxBuffer,
+		clock:             clock.Real,
 	}
 }
 

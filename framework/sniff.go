@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/internal/clock"
 )
 
 // The client wraps every connection it dials so that three things go-zookeeper
@@ -32,6 +34,7 @@ import (
 // wire is what the frames of one go-zookeeper connection told us.
 type wire struct {
 	handshake time.Duration // longest wait for a connect response, 0: go-zookeeper's
+	clock     clock.Clock   // times the sends (the expiry's clock; see sessionDeadline)
 	// hasWatches, if set, says whether go-zookeeper may have watches to
 	// set again on a new connection (see watchreset.go).
 	hasWatches func() bool
@@ -63,8 +66,8 @@ const (
 	maxHead = 16 + 4 + 1024
 )
 
-func newWire(handshake time.Duration) *wire {
-	return &wire{handshake: handshake, want: map[string]wanted{}, pending: map[int32]string{}, got: map[string]createReply{}}
+func newWire(handshake time.Duration, clk clock.Clock) *wire {
+	return &wire{handshake: handshake, clock: clk, want: map[string]wanted{}, pending: map[int32]string{}, got: map[string]createReply{}}
 }
 
 // handshakeTimeout is how long a connection may wait for the server's
@@ -298,7 +301,7 @@ func (c *wireConn) SetReadDeadline(t time.Time) error {
 // The send time is taken before the write, so it never comes after the
 // server's receipt of the request.
 func (c *wireConn) Write(p []byte) (int, error) {
-	now := time.Now()
+	now := c.w.clock.Now()
 	if c.wrote {
 		if recordOps.Load() && len(p) >= 12 {
 			c.sentMu.Lock()

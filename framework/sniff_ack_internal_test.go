@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/internal/clock"
 )
 
 // scriptConn is a net.Conn whose writes are discarded and whose reads come
@@ -55,7 +57,8 @@ func connectReply(timeoutMs int32) []byte {
 // it, to that request's send time; notifications, unknown xids and the
 // connect response of an expired session prove nothing.
 func TestWireAcknowledgements(t *testing.T) {
-	w := newWire(0)
+	fake := clock.NewFake(time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC))
+	w := newWire(0, fake)
 	sc := &scriptConn{}
 	c := &wireConn{Conn: sc, w: w}
 	buf := make([]byte, 4096)
@@ -70,47 +73,46 @@ func TestWireAcknowledgements(t *testing.T) {
 			}
 		}
 	}
+	// write sends p a millisecond after the previous send and returns its
+	// send time.
 	write := func(p []byte) time.Time {
 		t.Helper()
-		before := time.Now()
+		fake.Advance(time.Millisecond)
+		at := fake.Now()
 		if _, err := c.Write(p); err != nil {
 			t.Fatal(err)
 		}
-		return before
+		return at
+	}
+	wantAcked := func(what string, want time.Time) {
+		t.Helper()
+		if got := w.acked(); !got.Equal(want) {
+			t.Fatalf("%s: acked %v, want %v", what, got, want)
+		}
 	}
 
 	connectSent := write(frame(make([]byte, 40))) // the connect request
-	if !w.acked().IsZero() {
-		t.Fatal("acknowledged before any reply")
-	}
+	wantAcked("before any reply", time.Time{})
 	read(connectReply(3000))
-	if got := w.acked(); got.Before(connectSent) || w.timeout() != 3000 {
-		t.Fatalf("after the connect response: acked %v (sent %v), timeout %d", got, connectSent, w.timeout())
+	wantAcked("after the connect response", connectSent)
+	if w.timeout() != 3000 {
+		t.Fatalf("negotiated timeout %d, want 3000", w.timeout())
 	}
 
-	time.Sleep(time.Millisecond) // distinct send times
 	first := write(request(1, 4))
-	time.Sleep(time.Millisecond)
 	ping := write(request(-2, 11))
-	read(reply(-1)) // a notification acknowledges nothing
-	if got := w.acked(); !got.Before(first) {
-		t.Fatalf("a notification moved the clock to %v", got)
-	}
+	fake.Advance(time.Second) // replies come later: acked is the send time, not this
+	read(reply(-1))           // a notification acknowledges nothing
+	wantAcked("after a notification", connectSent)
 	read(reply(99)) // not ours
-	if got := w.acked(); !got.Before(first) {
-		t.Fatalf("an unknown xid moved the clock to %v", got)
-	}
+	wantAcked("after an unknown xid", connectSent)
 	read(reply(1))
-	if got := w.acked(); got.Before(first) || !got.Before(ping) {
-		t.Fatalf("reply to the first request: acked %v, want its send time %v", got, first)
-	}
+	wantAcked("reply to the first request", first)
 	read(reply(-2))
-	if got := w.acked(); got.Before(ping) {
-		t.Fatalf("ping reply: acked %v, want %v", got, ping)
-	}
+	wantAcked("ping reply", ping)
 
 	// A connect response refusing an expired session proves nothing.
-	w2 := newWire(0)
+	w2 := newWire(0, fake)
 	c2 := &wireConn{Conn: &scriptConn{}, w: w2}
 	sc2 := c2.Conn.(*scriptConn)
 	if _, err := c2.Write(frame(make([]byte, 40))); err != nil {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/internal/clock"
 )
 
 // chunkConn is a net.Conn whose reads return the script's bytes in the
@@ -61,7 +63,7 @@ type wireState struct {
 // and returns what the wire recorded and the bytes the reader got.
 func feed(t testing.TB, replies []byte, chunks []int) (wireState, []byte) {
 	t.Helper()
-	w := newWire(0)
+	w := newWire(0, clock.Real)
 	w.expect("/a/lock-")
 	w.expect("/b/lock-")
 	cc := &chunkConn{data: append([]byte(nil), replies...), chunks: chunks}

@@ -91,17 +91,10 @@ func TestConnectionStates(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// A partition longer than the session: Lost arrives while still cut.
+	// A partition longer than the session: Lost arrives while still cut,
+	// on the wall clock (TestClientSideExpiryOnClock pins when).
 	proxy.Cut()
-	cutAt := time.Now()
 	states.expect(t, testTimeout, connstate.Suspended, connstate.Lost)
-	// Lost comes 90% of the timeout after the send of the last answered
-	// request, which is at most a ping interval (a third) before the cut:
-	// never after the server could have expired the session, and not
-	// long before.
-	if waited := time.Since(cutAt); waited < sessionTimeout/2 || waited >= sessionTimeout {
-		t.Fatalf("Lost %v after the cut, want between half the session timeout and the timeout %v", waited, sessionTimeout)
-	}
 	if c.State() != connstate.Lost {
 		t.Fatalf("State() = %v after Lost", c.State())
 	}

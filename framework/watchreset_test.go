@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/internal/clock"
 	"github.com/gocurator/curator/zktest"
 )
 
@@ -107,7 +108,7 @@ func TestWireHoldsRepliesUntilWatchesSet(t *testing.T) {
 	stream = append(stream, reply(-1)...)              // notification
 	stream = append(stream, reply(5)...)               // a request's reply
 	newConn := func(gate bool) *wireConn {
-		w := newWire(0)
+		w := newWire(0, clock.Real)
 		cc := &chunkConn{data: append([]byte(nil), stream...)}
 		c := &wireConn{Conn: cc, w: w, watchesSet: make(chan struct{})}
 		if !gate {
