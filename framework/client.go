@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -38,23 +37,21 @@ type Client struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu          sync.Mutex
-	h           *handle // current connection
-	gen         uint64
-	state       connstate.State
-	session     int64         // live session id; 0 while there is none
-	changed     fanout.Signal // notified at every state change
-	first       chan struct{}
-	expiry      clock.Timer // the client-side expiry watchdog
-	closed      bool
-	sess        *Session // the live session; nil while there is none
-	guards      map[uint64]guard
-	guardSeq    uint64
-	tripped     []trippedGuard // guards to fire once c.mu is released
-	nsEnsured   atomic.Bool
-	closeOnce   sync.Once
-	closeResult error
-	watches     watchPumps // strip the prefix off watch events; under mu
+	mu        sync.Mutex
+	h         *handle // current connection
+	gen       uint64
+	state     connstate.State
+	session   int64         // live session id; 0 while there is none
+	changed   fanout.Signal // notified at every state change
+	first     chan struct{}
+	expiry    clock.Timer // the client-side expiry watchdog
+	closed    bool
+	sess      *Session // the live session; nil while there is none
+	guards    map[uint64]guard
+	guardSeq  uint64
+	tripped   []trippedGuard // guards to fire once c.mu is released
+	closeOnce sync.Once
+	watches   watchPumps // strip the prefix off watch events; under mu
 	// set counts the watches set and not fired (see watchreset.go).
 	set watchCounts
 }
@@ -66,7 +63,6 @@ type handle struct {
 	// loopEvents is go-zookeeper's event channel, unread (events come
 	// through the callback); it is closed when its connection loop ends.
 	loopEvents <-chan zk.Event
-	gen        uint64
 	ready      chan struct{} // closed once credentials are added, or refused
 	wire       *wire         // what its frames told us
 	// authErr, written before ready closes, wraps ErrAuthFailed if the
@@ -164,7 +160,7 @@ func Connect(ctx context.Context, connectString string, opts ...Option) (*Client
 // it reconnects a session, and drops the connection if that fails, so
 // nothing runs without them there either.
 func (c *Client) dial(gen uint64) (*handle, error) {
-	h := &handle{gen: gen, ready: make(chan struct{}), wire: newWire(handshakeTimeout(c.opts.sessionTimeout), c.opts.clock)}
+	h := &handle{ready: make(chan struct{}), wire: newWire(handshakeTimeout(c.opts.sessionTimeout), c.opts.clock)}
 	h.wire.hasWatches = c.set.any
 	dialer := c.opts.dialer
 	if dialer == nil {
@@ -266,7 +262,7 @@ func (c *Client) Close() error {
 		c.listeners.Close()
 		c.log.Debug("closed")
 	})
-	return c.closeResult
+	return nil
 }
 
 // closeConn closes a go-zookeeper connection and its socket. A connected

@@ -46,8 +46,11 @@ func TestConnectToSilentServer(t *testing.T) {
 		t.Fatalf("Connect = %v, want DeadlineExceeded", err)
 	}
 	t.Logf("Connect returned %v after its %v deadline", took-wait, wait)
-	if took > wait+200*time.Millisecond {
-		t.Fatalf("Connect returned %v after a %v deadline", took, wait)
+	// A bound, not a window: what the regression cost (go-zookeeper's
+	// one-second wait for the reply to its close request, and more), far
+	// above a loaded machine's scheduling delays.
+	if late := took - wait; late >= time.Second {
+		t.Fatalf("Connect returned %v after its %v deadline", late, wait)
 	}
 	// Every socket the client opened is closed: the server reads EOF.
 	ln.Close()

@@ -425,6 +425,5 @@ func (c *Client) ensureNamespace(conn *zk.Conn) error {
 			return err
 		}
 	}
-	c.nsEnsured.Store(true)
 	return nil
 }

@@ -36,9 +36,12 @@ func TestGuaranteedDeleteWhileCut(t *testing.T) {
 			ns := newNamespace(t)
 			proxy := zktest.NewProxy(t, srv.Addr())
 			// Attempts wait for the connection up to the connection
-			// timeout: keep it short so the cut outlasts the call.
+			// timeout, which also bounds Connect: short enough for the
+			// retries to run out quickly (the cut lasts until Restore,
+			// so it outlasts the call whatever the timeout), long
+			// enough for Connect on a loaded machine (300ms was not).
 			c := connect(t, proxy.Addr(), WithNamespace(ns), WithSessionTimeout(10*time.Second),
-				WithRetryPolicy(tt.policy), WithConnectionTimeout(300*time.Millisecond))
+				WithRetryPolicy(tt.policy), WithConnectionTimeout(3*time.Second))
 			watcher := connectNS(t, ns)
 			ctx := testCtx(t)
 			if _, err := c.Create(ctx, "/doomed/child", []byte("x"), CreatingParents()); err != nil {

@@ -131,20 +131,6 @@ type wanted struct {
 // for tests of what is sent in which order.
 var recordOps atomic.Bool
 
-// writtenOps returns the opcodes written on the live connection so far
-// (with recordOps on).
-func (w *wire) writtenOps() []int32 {
-	w.mu.Lock()
-	live := w.live
-	w.mu.Unlock()
-	if live == nil {
-		return nil
-	}
-	live.sentMu.Lock()
-	defer live.sentMu.Unlock()
-	return append([]int32(nil), live.ops...)
-}
-
 // watchesSet returns the live connection's setWatches signal (see
 // wireConn.watchesSet), nil between connections.
 func (w *wire) watchesSet() <-chan struct{} {

@@ -175,3 +175,17 @@ func TestWireHoldsRepliesUntilWatchesSet(t *testing.T) {
 		t.Fatalf("after the bound: ops %v, gate closed %v", c.ops, c.gateClosed())
 	}
 }
+
+// writtenOps returns the opcodes written on the live connection so far
+// (with recordOps on).
+func (w *wire) writtenOps() []int32 {
+	w.mu.Lock()
+	live := w.live
+	w.mu.Unlock()
+	if live == nil {
+		return nil
+	}
+	live.sentMu.Lock()
+	defer live.sentMu.Unlock()
+	return append([]int32(nil), live.ops...)
+}
