@@ -113,13 +113,14 @@
 // it). The uncontended mutex against the raw floor is the table's
 // "uncontended" row beside "-workloads raw".
 //
-// -scale runs only the scale scenario: queues of 10, 100 and 1,000 waiting
-// mutex handles (-scale-waiters) spread over 50 clients (-scale-clients)
+// -scale runs only the scale scenario: queues of 10, 100, 1,000 and 10,000
+// waiting mutex handles (-scale-waiters) spread over 100 clients
+// (-scale-clients)
 // behind one holder, released one after the other, each waiter releasing as
 // soon as it holds. It checks FIFO order, prints the hand-over time per
 // queue length (it should stay flat) and the heap and stack per waiting
 // handle; the largest queue runs once more on a single client, whose heap
-// the target wants under 20 MiB.
+// the target wants under 20 MiB per 1,000 waiters.
 //
 // -replay out.json measures nothing: it prints the report of an earlier
 // -json file again (and draws its -plot). -cpuprofile writes a CPU profile

@@ -76,8 +76,8 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.sweep, "sweep", "", "comma list of client counts to run the mutex workload at, ours and the peers' (at the first -rtt)")
 	fs.StringVar(&f.sweepPlotOut, "sweep-plot", "", "draw the -sweep's mutex throughput against clients to this file (.svg, .png or .pdf)")
 	fs.BoolVar(&f.scale, "scale", false, "run the scale scenario instead of the workloads (at the first -rtt)")
-	fs.IntVar(&f.scaleClients, "scale-clients", 50, "scale: clients the waiting handles are spread over")
-	fs.StringVar(&f.scaleWaiters, "scale-waiters", "10,100,1000", "scale: queue lengths")
+	fs.IntVar(&f.scaleClients, "scale-clients", 100, "scale: clients the waiting handles are spread over")
+	fs.StringVar(&f.scaleWaiters, "scale-waiters", "10,100,1000,10000", "scale: queue lengths")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of this process to this file")
 	fs.StringVar(&f.replay, "replay", "", "measure nothing: print the report of an earlier -json file (and draw its -plot)")
 	fs.Usage = func() {

@@ -67,8 +67,13 @@ func (s Scale) OK() bool {
 	return len(s.Steps) > 0
 }
 
-// scaleTimeout bounds each step: a queue that does not drain is a failure.
-const scaleTimeout = 5 * time.Minute
+// scaleTimeout bounds a step of k waiters: a queue that does not drain is
+// a failure. Every waiter lists the queue ahead of it when it joins (as
+// Curator's and every ZooKeeper lock recipe's waiters do), so enqueueing k
+// waiters costs time in k², about 50 s for 10,000 on two cores.
+func scaleTimeout(k int) time.Duration {
+	return 5*time.Minute + time.Duration(k)*time.Duration(k)*time.Microsecond
+}
 
 // RunScale runs the scale scenario; progress lines go to logf.
 func RunScale(ctx context.Context, cfg ScaleConfig, logf func(string, ...any)) (Scale, error) {
@@ -182,7 +187,7 @@ type grant struct {
 func scaleQueue(ctx context.Context, servers, path string, holderClient *framework.Client,
 	clients []*framework.Client, k int, connect func() ([]*framework.Client, error)) (ScaleStep, []time.Duration, error) {
 	st := ScaleStep{Waiters: k}
-	ctx, cancel := context.WithTimeout(ctx, scaleTimeout)
+	ctx, cancel := context.WithTimeout(ctx, scaleTimeout(k))
 	defer cancel()
 	if err := EnsurePath(ctx, servers, path); err != nil {
 		return st, nil, err
@@ -239,24 +244,48 @@ func scaleQueue(ctx context.Context, servers, path string, holderClient *framewo
 
 	// Queued means: a node each, and (when wchs answers) a watch each on
 	// the node ahead.
+	// The watch count (a four-letter word) is asked first: it is cheap,
+	// and listing a queue of 10,000 every poll would load the server the
+	// enqueue is timed on.
+	// A waiter may set more than one watch (its predecessor, the node
+	// before that, its own node), so the count must also have stopped
+	// growing: until it does, waiters are still sending requests, and
+	// the memory figures would count those in flight.
+	lastWatches := -1
 	queued := func() bool {
+		if watchErr == nil {
+			n, err := watchCount(servers)
+			if err == nil {
+				settled := n == lastWatches
+				lastWatches = n
+				if n-watches0 < k || !settled {
+					return false
+				}
+			}
+		}
 		ps, err := holder.Participants(ctx)
-		if err != nil || len(ps) < k+1 {
-			return false
+		return err == nil && len(ps) >= k+1
+	}
+	failed := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(errs) > 0 {
+			return fmt.Errorf("scale: %d of %d waiters failed while queueing, first: %w", len(errs), k, errs[0])
 		}
-		if watchErr != nil {
-			return true
-		}
-		n, err := watchCount(servers)
-		return err != nil || n-watches0 >= k
+		return nil
 	}
 	for !queued() {
+		if err := failed(); err != nil {
+			_ = holder.Release(context.WithoutCancel(ctx))
+			wg.Wait()
+			return st, nil, err
+		}
 		select {
 		case <-ctx.Done():
 			_ = holder.Release(context.WithoutCancel(ctx))
 			wg.Wait()
-			return st, nil, fmt.Errorf("scale: %d waiters not queued after %v", k, scaleTimeout)
-		case <-time.After(20 * time.Millisecond):
+			return st, nil, fmt.Errorf("scale: %d waiters not queued after %v", k, scaleTimeout(k))
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
 	st.EnqueueSeconds = time.Since(start).Seconds()

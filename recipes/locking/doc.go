@@ -68,8 +68,10 @@
 // node): Begin (AttemptDriver), then Node once, before the create; then
 // the Attempt's Check once; and End once when the attempt is decided. For
 // each listing, Sequence is called for every child of the directory, then
-// GetsTheLock once with the sorted participants (and, with AllChildren,
-// the other children after them), and, when our node does not hold and it
+// GetsTheLock once with the sorted participants up to and including our
+// node (those behind it cannot change a decision, as new nodes only join
+// behind; with AllChildren, every participant and the other children after
+// them), and, when our node does not hold and it
 // waits on nodes (not WatchChildren), once more with the same participants
 // minus the node it named (the loop's check of HeldWhenGone and its way to
 // find PP). GetsTheLock must therefore be a function of its arguments (and of

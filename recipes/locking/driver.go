@@ -44,8 +44,9 @@ type Driver interface {
 	// that are not participants of this recipe, which are ignored.
 	Sequence(child string) (seq int32, ok bool)
 	// GetsTheLock decides whether own (a name in sorted) holds the lock,
-	// given the participants in sequence order and the number of holders
-	// allowed. It is called once per listing and, when own does not hold,
+	// given the participants in sequence order up to and including own
+	// (every child, for a layout with AllChildren) and the number of
+	// holders allowed. It is called once per listing and, when own does not hold,
 	// once more without the node it named: it must be monotone (see the
 	// package documentation's driver contract).
 	GetsTheLock(sorted []string, own string, maxLeases int) (Verdict, error)

@@ -264,7 +264,7 @@ func (l *Loop) wait(ctx context.Context, node string, stat *zk.Stat, first []str
 		case first != nil:
 			// The listing sent behind the create set no watch: a node
 			// that holds at once leaves none behind.
-			sorted, first = l.sortListing(first), nil
+			sorted, first = l.sortListing(first, node), nil
 		default:
 			arm := l.layout.WatchChildren && children == nil
 			var (
@@ -571,13 +571,27 @@ func (l *Loop) list(ctx context.Context, node string, withStat, watch bool) ([]s
 	if statErr != nil {
 		return nil, nil, nil, statErr
 	}
-	return l.sortListing(children), stat, ch, nil
+	return l.sortListing(children, node), stat, ch, nil
 }
 
-// sortListing returns the participants among children in sequence order
-// and, with the layout's AllChildren, the other children after them.
-func (l *Loop) sortListing(children []string) []string {
-	return sortChildren(children, l.driver.Sequence, l.layout.AllChildren)
+// sortListing returns what GetsTheLock decides on: with the layout's
+// AllChildren, every participant among children in sequence order and the
+// other children after them; otherwise only the participants up to and
+// including our node (the path node), in sequence order. Nodes behind ours
+// cannot change a decision (new nodes only join behind), and leaving them
+// out keeps a listing in a deep queue from costing a sort of the whole
+// queue: a waiter lists again at every hand-over ahead of it, and in a
+// queue of 10,000 the sort was most of the client's work.
+func (l *Loop) sortListing(children []string, node string) []string {
+	if l.layout.AllChildren {
+		return sortChildren(children, l.driver.Sequence, true)
+	}
+	_, name := framework.SplitPath(node)
+	own, ok := l.driver.Sequence(name)
+	if !ok {
+		return sortChildren(children, l.driver.Sequence, false)
+	}
+	return sortChildrenUpTo(children, l.driver.Sequence, own)
 }
 
 // Participants returns the participants' node paths in sequence order; for

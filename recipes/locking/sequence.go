@@ -43,15 +43,32 @@ func SortChildren(children []string, seq func(string) (int32, bool)) []string {
 // does not recognise, after the others in their given order. seq is called
 // once per child.
 func sortChildren(children []string, seq func(string) (int32, bool), foreign bool) []string {
+	return sortEntries(children, seq, foreign, func(int32) bool { return true })
+}
+
+// sortChildrenUpTo is SortChildren of the children whose sequence is
+// last or comes before it.
+func sortChildrenUpTo(children []string, seq func(string) (int32, bool), last int32) []string {
+	return sortEntries(children, seq, false, func(s int32) bool { return s == last || Before(s, last) })
+}
+
+// sortEntries sorts the children seq recognises and keep accepts.
+func sortEntries(children []string, seq func(string) (int32, bool), foreign bool, keep func(int32) bool) []string {
 	type entry struct {
 		name string
 		seq  int32
 	}
-	entries := make([]entry, 0, len(children))
+	n := len(children)
+	if !foreign {
+		n = min(n, 16) // only those up to ours, usually a few
+	}
+	entries := make([]entry, 0, n)
 	var others []string
 	for _, c := range children {
 		if s, ok := seq(c); ok {
-			entries = append(entries, entry{c, s})
+			if keep(s) {
+				entries = append(entries, entry{c, s})
+			}
 		} else if foreign {
 			others = append(others, c)
 		}

@@ -123,6 +123,56 @@ func TestSortChildren(t *testing.T) {
 	}
 }
 
+// sortChildrenUpTo keeps the participants up to and including the given
+// sequence, wrap-aware, and sorts only those.
+func TestSortChildrenUpTo(t *testing.T) {
+	seq := func(c string) (int32, bool) { return Sequence(c, "lock-") }
+	tests := []struct {
+		name     string
+		children []string
+		last     int32
+		want     []string
+	}{
+		{
+			name:     "nodes behind ours are left out",
+			children: []string{"_c_d-lock-0000000004", "_c_b-lock-0000000002", "_c_e-lock-0000000005", "_c_a-lock-0000000001", "_c_c-lock-0000000003"},
+			last:     3,
+			want:     []string{"_c_a-lock-0000000001", "_c_b-lock-0000000002", "_c_c-lock-0000000003"},
+		},
+		{
+			name:     "ours first",
+			children: []string{"_c_b-lock-0000000009", "_c_a-lock-0000000007"},
+			last:     7,
+			want:     []string{"_c_a-lock-0000000007"},
+		},
+		{
+			name:     "ours missing: only those ahead",
+			children: []string{"_c_b-lock-0000000009", "_c_a-lock-0000000007"},
+			last:     8,
+			want:     []string{"_c_a-lock-0000000007"},
+		},
+		{
+			name:     "across the 2^31 wrap",
+			children: []string{"_c_d-lock--2147483647", "_c_a-lock-2147483646", "_c_c-lock--2147483648", "_c_b-lock-2147483647"},
+			last:     -2147483648,
+			want:     []string{"_c_a-lock-2147483646", "_c_b-lock-2147483647", "_c_c-lock--2147483648"},
+		},
+		{
+			name:     "foreign children are dropped",
+			children: []string{"leader", "_c_b-lock-0000000002", "_c_a-lock-0000000001"},
+			last:     2,
+			want:     []string{"_c_a-lock-0000000001", "_c_b-lock-0000000002"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sortChildrenUpTo(tt.children, seq, tt.last); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestStandardDriver(t *testing.T) {
 	d := StandardDriver{LockName: "lock-"}
 	sorted := []string{"a-lock-1", "b-lock-2", "c-lock-3", "d-lock-4"}

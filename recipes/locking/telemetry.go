@@ -285,7 +285,6 @@ func (a *acquisition) created(node string) {
 func (a *acquisition) listed(sorted []string, own string) {
 	if a != nil && a.span != nil {
 		a.span.AddEvent("listed", trace.WithAttributes(
-			attribute.Int("curator.lock.participants", len(sorted)),
 			attribute.Int("curator.lock.position", indexOf(sorted, own))))
 	}
 }
