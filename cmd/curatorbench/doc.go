@@ -119,8 +119,10 @@
 // behind one holder, released one after the other, each waiter releasing as
 // soon as it holds. It checks FIFO order, prints the hand-over time per
 // queue length (it should stay flat) and the heap and stack per waiting
-// handle; the largest queue runs once more on a single client, whose heap
-// the target wants under 20 MiB per 1,000 waiters.
+// handle; the largest queue of at most 1,000 runs once more on a single
+// client, whose heap the target wants under 20 MiB. (10,000 waiters on one
+// session are too many: each lists the queue when it joins, 2.7 GB through
+// one socket, longer than the session's ping timeout.)
 //
 // -replay out.json measures nothing: it prints the report of an earlier
 // -json file again (and draws its -plot). -cpuprofile writes a CPU profile

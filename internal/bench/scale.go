@@ -67,6 +67,9 @@ func (s Scale) OK() bool {
 	return len(s.Steps) > 0
 }
 
+// singleMax is the largest queue the single-client step runs.
+const singleMax = 1000
+
 // scaleTimeout bounds a step of k waiters: a queue that does not drain is
 // a failure. Every waiter lists the queue ahead of it when it joins (as
 // Curator's and every ZooKeeper lock recipe's waiters do), so enqueueing k
@@ -102,7 +105,17 @@ func RunScale(ctx context.Context, cfg ScaleConfig, logf func(string, ...any)) (
 	if len(cfg.Waiters) == 0 {
 		return out, nil
 	}
-	k := cfg.Waiters[len(cfg.Waiters)-1]
+	// The single client gets the largest queue of at most singleMax: every
+	// waiter lists the queue ahead of it when it joins, and 10,000 of them
+	// on one session pass 2.7 GB of listings through one socket, which
+	// takes longer than the session's ping timeout (the connection is
+	// closed), for any recipe of this layout.
+	k := cfg.Waiters[0]
+	for _, n := range cfg.Waiters {
+		if n <= singleMax {
+			k = max(k, n)
+		}
+	}
 	logf("scale: %d waiters on one client", k)
 	// The single client is connected after the baseline, so its own
 	// connection (go-zookeeper's buffers) counts against it.
