@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/semaphore"
 )
 
@@ -18,12 +19,12 @@ func BenchmarkAcquireRelease(b *testing.B) {
 	for _, m := range modes {
 		b.Run(m.name, func(b *testing.B) {
 			const clients, max = 8, 2
-			ns := unique(b)
+			ns := testkit.Unique(b)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
 			sems := make([]*semaphore.Semaphore, clients)
 			for i := range sems {
-				sems[i] = semaphore.New(connect(b, zkAddr, ns), semPath, max, m.opts...)
+				sems[i] = semaphore.New(testkit.Connect(b, zkAddr, ns), semPath, max, m.opts...)
 			}
 			var (
 				next    atomic.Int64

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/semaphore"
 	"github.com/gocurator/curator/recipes/shared"
 )
@@ -17,13 +18,13 @@ func TestMaxLeasesFromSharedCount(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			ns := unique(t)
-			ctx := ctxT(t)
-			admin := shared.NewCount(connect(t, zkAddr, ns), maxPath, 1)
-			checker := connect(t, zkAddr, ns)
+			ns := testkit.Unique(t)
+			ctx := testkit.Ctx(t)
+			admin := shared.NewCount(testkit.Connect(t, zkAddr, ns), maxPath, 1)
+			checker := testkit.Connect(t, zkAddr, ns)
 			// Every semaphore is another process: its own client and count.
 			newSem := func() *semaphore.Semaphore {
-				c := connect(t, zkAddr, ns)
+				c := testkit.Connect(t, zkAddr, ns)
 				n := shared.NewCount(c, maxPath, 1)
 				t.Cleanup(func() { _ = n.Close() })
 				return semaphore.New(c, semPath, 0, m.with(semaphore.WithMaxLeasesFrom(n))...)
@@ -111,8 +112,8 @@ func TestMaxLeasesFromSharedCount(t *testing.T) {
 // A closed count fails acquires instead of freezing the maximum.
 func TestClosedCountFailsAcquire(t *testing.T) {
 	t.Parallel()
-	c := connect(t, zkAddr, unique(t))
-	ctx := ctxT(t)
+	c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+	ctx := testkit.Ctx(t)
 	n := shared.NewCount(c, maxPath, 2)
 	if err := n.Close(); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/semaphore"
 )
 
@@ -15,11 +16,13 @@ import (
 // (CURATOR-315, -335, -462): they are gone when Acquire returns.
 func TestV2CancelInGateAndWhileWaiting(t *testing.T) {
 	t.Parallel()
-	ns := unique(t)
-	ctx := ctxT(t)
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
 	m := modes[1]
-	newSem := func() *semaphore.Semaphore { return semaphore.New(connect(t, zkAddr, ns), semPath, 1, m.opts...) }
-	checker := connect(t, zkAddr, ns)
+	newSem := func() *semaphore.Semaphore {
+		return semaphore.New(testkit.Connect(t, zkAddr, ns), semPath, 1, m.opts...)
+	}
+	checker := testkit.Connect(t, zkAddr, ns)
 	const leases, gate = semPath + "/leases", semPath + "/locks"
 
 	holder, err := newSem().Acquire(ctx)
@@ -39,7 +42,7 @@ func TestV2CancelInGateAndWhileWaiting(t *testing.T) {
 	if l, err := newSem().Acquire(dctx); l != nil || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("deadline in the gate: %v, %v; want DeadlineExceeded", l, err)
 	}
-	if got := children(t, checker, gate); len(got) != 1 {
+	if got := testkit.Children(t, checker, gate); len(got) != 1 {
 		t.Fatalf("gate nodes after a deadline in the gate: %v, want only w1's", got)
 	}
 
@@ -62,14 +65,14 @@ func TestV2CancelInGateAndWhileWaiting(t *testing.T) {
 	if r := await(t, w1); r.lease != nil || !errors.Is(r.err, context.Canceled) {
 		t.Fatalf("cancel while waiting for a lease: %v, %v; want Canceled", r.lease, r.err)
 	}
-	if got := children(t, checker, leases); len(got) != 1 || leases+"/"+got[0] != holder.Node() {
+	if got := testkit.Children(t, checker, leases); len(got) != 1 || leases+"/"+got[0] != holder.Node() {
 		t.Fatalf("lease nodes %v, want only the holder's %s", got, holder.Node())
 	}
-	if got := children(t, checker, gate); len(got) != 0 {
+	if got := testkit.Children(t, checker, gate); len(got) != 0 {
 		t.Fatalf("gate nodes left: %v", got)
 	}
 	mustRelease(t, holder)
-	if got := children(t, checker, leases); len(got) != 0 {
+	if got := testkit.Children(t, checker, leases); len(got) != 0 {
 		t.Fatalf("lease nodes left: %v", got)
 	}
 	// The semaphore still works.
@@ -86,14 +89,14 @@ func TestCancelWhileWaitingLeavesNothing(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			ns := unique(t)
-			ctx := ctxT(t)
-			checker := connect(t, zkAddr, ns)
-			holder, err := semaphore.New(connect(t, zkAddr, ns), semPath, 1, m.opts...).Acquire(ctx)
+			ns := testkit.Unique(t)
+			ctx := testkit.Ctx(t)
+			checker := testkit.Connect(t, zkAddr, ns)
+			holder, err := semaphore.New(testkit.Connect(t, zkAddr, ns), semPath, 1, m.opts...).Acquire(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := semaphore.New(connect(t, zkAddr, ns), semPath, 1, m.opts...)
+			s := semaphore.New(testkit.Connect(t, zkAddr, ns), semPath, 1, m.opts...)
 			dctx, cancel := context.WithTimeout(ctx, shortWait)
 			defer cancel()
 			if l, err := s.Acquire(dctx); l != nil || !errors.Is(err, context.DeadlineExceeded) {
@@ -146,19 +149,19 @@ func TestLostCreateReply(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ns := unique(t)
-			ctx := ctxT(t)
+			ns := testkit.Unique(t)
+			ctx := testkit.Ctx(t)
 			proxy := newProxy(t)
-			c := connect(t, proxy.Addr(), ns)
-			checker := connect(t, zkAddr, ns)
+			c := testkit.Connect(t, proxy.Addr(), ns)
+			checker := testkit.Connect(t, zkAddr, ns)
 			s := semaphore.New(c, semPath, 1, tc.m.opts...)
 			fired := proxy.LoseNextCreateReply()
 			w := acquireAsync(ctx, s)
 			for i := 1; i < tc.faults; i++ {
-				waitClosed(t, fired, "the lost-reply fault")
+				testkit.WaitClosed(t, fired, "the lost-reply fault")
 				fired = proxy.LoseNextCreateReply()
 			}
-			waitClosed(t, fired, "the lost-reply fault")
+			testkit.WaitClosed(t, fired, "the lost-reply fault")
 			r := await(t, w)
 			if r.err != nil {
 				t.Fatal(r.err)
@@ -192,21 +195,21 @@ func TestCancelDuringLostCreateReplyLeavesNothing(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ns := unique(t)
-			ctx := ctxT(t)
+			ns := testkit.Unique(t)
+			ctx := testkit.Ctx(t)
 			proxy := newProxy(t)
-			c := connect(t, proxy.Addr(), ns)
-			checker := connect(t, zkAddr, ns)
+			c := testkit.Connect(t, proxy.Addr(), ns)
+			checker := testkit.Connect(t, zkAddr, ns)
 			s := semaphore.New(c, semPath, 1, tc.m.opts...)
 			actx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			fired := proxy.LoseNextCreateReply()
 			w := acquireAsync(actx, s)
 			for i := 1; i < tc.faults; i++ {
-				waitClosed(t, fired, "the lost-reply fault")
+				testkit.WaitClosed(t, fired, "the lost-reply fault")
 				fired = proxy.LoseNextCreateReply()
 			}
-			waitClosed(t, fired, "the lost-reply fault")
+			testkit.WaitClosed(t, fired, "the lost-reply fault")
 			cancel()
 			if r := await(t, w); r.lease != nil || !errors.Is(r.err, context.Canceled) {
 				t.Fatalf("Acquire cancelled during a lost reply = %v, %v; want Canceled", r.lease, r.err)
@@ -236,25 +239,25 @@ func TestWaiterSurvivesSessionLoss(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			ns := unique(t)
-			ctx := ctxT(t)
-			checker := connect(t, zkAddr, ns)
+			ns := testkit.Unique(t)
+			ctx := testkit.Ctx(t)
+			checker := testkit.Connect(t, zkAddr, ns)
 			holder, err := semaphore.New(checker, semPath, 1, m.opts...).Acquire(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
 			proxy := newProxy(t)
-			c := connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(sessionTimeout))
+			c := testkit.Connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(sessionTimeout))
 			w := acquireAsync(ctx, semaphore.New(c, semPath, 1, m.opts...))
 			dir := m.leaseDir(semPath)
 			waitCount(t, checker, dir, 2)
 			if m.v2 {
 				waitCount(t, checker, semPath+"/locks", 1)
 			}
-			first := children(t, checker, dir)
+			first := testkit.Children(t, checker, dir)
 
 			proxy.Cut()
-			waitState(t, c, connstate.Lost)
+			testkit.WaitState(t, c, connstate.Lost)
 			// Restore only once the server expired the session too (the
 			// waiter's node is gone).
 			waitCount(t, checker, dir, 1)
@@ -285,18 +288,18 @@ func TestReleaseWhileDisconnected(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			ns := unique(t)
-			ctx := ctxT(t)
+			ns := testkit.Unique(t)
+			ctx := testkit.Ctx(t)
 			proxy := newProxy(t)
-			c := connect(t, proxy.Addr(), ns, framework.WithErrorPolicy(connstate.SessionPolicy{}))
-			checker := connect(t, zkAddr, ns)
+			c := testkit.Connect(t, proxy.Addr(), ns, framework.WithErrorPolicy(connstate.SessionPolicy{}))
+			checker := testkit.Connect(t, zkAddr, ns)
 			l, err := semaphore.New(c, semPath, 1, m.opts...).Acquire(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
 			changed := c.StateChanged()
 			proxy.Cut()
-			waitClosed(t, changed, "Suspended")
+			testkit.WaitClosed(t, changed, "Suspended")
 			if l.Err() != nil {
 				t.Fatalf("lease lost on Suspended under SessionPolicy: %v", l.Err())
 			}
@@ -305,7 +308,7 @@ func TestReleaseWhileDisconnected(t *testing.T) {
 			if err := l.Release(rctx); err == nil {
 				t.Fatal("Release while cut off returned nil")
 			}
-			waitClosed(t, l.Done(), "Done after Release")
+			testkit.WaitClosed(t, l.Done(), "Done after Release")
 			if got := leaseNodes(t, checker, m); len(got) != 1 {
 				t.Fatalf("lease nodes %v while cut off, want the released one still there", got)
 			}

@@ -2,23 +2,16 @@ package semaphore_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
-	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/semaphore"
 	"github.com/gocurator/curator/zktest"
 )
-
-// deadline bounds every wait in these tests.
-const deadline = 30 * time.Second
 
 const semPath = "/semaphores/workers"
 
@@ -47,49 +40,11 @@ func (m mode) leaseDir(path string) string {
 	return path
 }
 
-// unique returns a name unique to the test, for namespaces and paths.
-func unique(t testing.TB) string { return testkit.Unique(t) }
-
-// connect returns a client of addr, closed at cleanup; ns "" for none.
-func connect(t testing.TB, addr, ns string, opts ...framework.Option) *framework.Client {
-	t.Helper()
-	return testkit.Connect(t, addr, ns, opts...)
-}
-
-func ctxT(t testing.TB) context.Context { return testkit.Ctx(t) }
-
-func children(t testing.TB, c *framework.Client, path string) []string {
-	t.Helper()
-	return testkit.Children(t, c, path)
-}
-
-// waitChildren waits, on ZooKeeper watches, until cond holds for the
-// children of path (nil while path is missing).
+// waitChildren waits until cond holds for the children of path (nil while
+// path is missing), polling the server.
 func waitChildren(t testing.TB, c *framework.Client, path, what string, cond func([]string) bool) {
 	t.Helper()
-	ctx := ctxT(t)
-	for {
-		ch, _, w, err := c.ChildrenW(ctx, path)
-		if errors.Is(err, zk.ErrNoNode) {
-			var stat *zk.Stat
-			stat, w, err = c.ExistsW(ctx, path)
-			if err == nil && stat != nil {
-				continue // made meanwhile: list it
-			}
-			ch = nil
-		}
-		if err != nil {
-			t.Fatalf("waiting until %s: %v (children %v)", what, err, ch)
-		}
-		if cond(ch) {
-			return
-		}
-		select {
-		case <-w:
-		case <-ctx.Done():
-			t.Fatalf("timed out waiting until %s; children of %s: %v", what, path, children(t, c, path))
-		}
-	}
+	testkit.Eventually(t, what, func() bool { return cond(testkit.Children(t, c, path)) })
 }
 
 // waitEmpty waits until path has no children.
@@ -102,16 +57,6 @@ func waitEmpty(t testing.TB, c *framework.Client, path string) {
 func waitCount(t testing.TB, c *framework.Client, path string, n int) {
 	t.Helper()
 	waitChildren(t, c, path, fmt.Sprintf("%s has %d children", path, n), func(ch []string) bool { return len(ch) == n })
-}
-
-func waitState(t testing.TB, c *framework.Client, s connstate.State) {
-	t.Helper()
-	testkit.WaitState(t, c, s)
-}
-
-func waitClosed(t testing.TB, ch <-chan struct{}, what string) {
-	t.Helper()
-	testkit.WaitClosed(t, ch, what)
 }
 
 // result is what an Acquire in a goroutine returned.
@@ -130,10 +75,11 @@ func acquireAsync(ctx context.Context, s *semaphore.Semaphore) <-chan result {
 	return out
 }
 
-// await returns the result of an acquireAsync, failing after deadline.
+// await returns the result of an acquireAsync, failing after
+// testkit.Deadline.
 func await(t testing.TB, ch <-chan result) result {
 	t.Helper()
-	timer := time.NewTimer(deadline)
+	timer := time.NewTimer(testkit.Deadline)
 	defer timer.Stop()
 	select {
 	case r := <-ch:
@@ -157,7 +103,7 @@ func pending(t testing.TB, ch <-chan result, what string) {
 // mustRelease releases l.
 func mustRelease(t testing.TB, l *semaphore.Lease) {
 	t.Helper()
-	if err := l.Release(ctxT(t)); err != nil {
+	if err := l.Release(testkit.Ctx(t)); err != nil {
 		t.Fatalf("release %s: %v", l.Node(), err)
 	}
 }
@@ -178,7 +124,7 @@ func newProxy(t testing.TB) *zktest.Proxy { return zktest.NewProxy(t, zkAddr) }
 func leaseNodes(t testing.TB, c *framework.Client, m mode) []string {
 	t.Helper()
 	var out []string
-	for _, n := range children(t, c, m.leaseDir(semPath)) {
+	for _, n := range testkit.Children(t, c, m.leaseDir(semPath)) {
 		if m.v2 || strings.Contains(n, "lock-") {
 			out = append(out, n)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/curatorjava"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/semaphore"
 )
 
@@ -27,11 +28,11 @@ func TestInteropWithCuratorSemaphoreV2(t *testing.T) {
 		goWorkers  = 3
 		javaDriver = 2
 	)
-	base := "/interop/" + unique(t)
+	base := "/interop/" + testkit.Unique(t)
 	path, markers := base+"/sem", base+"/markers"
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c := connect(t, zkAddr, "")
+	c := testkit.Connect(t, zkAddr, "")
 	javas := make([]*curatorjava.Driver, javaDriver)
 	for i := range javas {
 		javas[i] = curatorjava.StartDriver(t, zkAddr)
@@ -66,7 +67,7 @@ func TestInteropWithCuratorSemaphoreV2(t *testing.T) {
 		return nil
 	}
 	for i := range goWorkers {
-		s := semaphore.New(connect(t, zkAddr, ""), path, max, semaphore.CuratorV2())
+		s := semaphore.New(testkit.Connect(t, zkAddr, ""), path, max, semaphore.CuratorV2())
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -156,11 +157,11 @@ func TestInteropWithCuratorSemaphoreV2(t *testing.T) {
 // Curator's InterProcessSemaphoreMutex and our NewMutex exclude each other.
 func TestInteropWithCuratorSemaphoreMutex(t *testing.T) {
 	t.Parallel()
-	path := "/interop/" + unique(t) + "/mutex"
-	ctx := ctxT(t)
+	path := "/interop/" + testkit.Unique(t) + "/mutex"
+	ctx := testkit.Ctx(t)
 	java := curatorjava.StartDriver(t, zkAddr)
 	java.MustDo("semmutex m " + path)
-	m := semaphore.NewMutex(connect(t, zkAddr, ""), path)
+	m := semaphore.NewMutex(testkit.Connect(t, zkAddr, ""), path)
 	if err := m.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}

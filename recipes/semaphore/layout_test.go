@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/semaphore"
 	"github.com/gocurator/curator/recipes/shared"
 )
@@ -16,7 +17,7 @@ import (
 // onlyNodes fails unless the children of path are exactly want.
 func onlyNodes(t testing.TB, c *framework.Client, path string, want []string, what string) {
 	t.Helper()
-	got := children(t, c, path)
+	got := testkit.Children(t, c, path)
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("%s: children of %s are %v, want %v", what, path, got, want)
 	}
@@ -28,9 +29,9 @@ func onlyNodes(t testing.TB, c *framework.Client, path string, want []string, wh
 // V1 keeps working at once.
 func TestRefusedV2LeavesNothing(t *testing.T) {
 	t.Parallel()
-	ns := unique(t)
-	ctx := ctxT(t)
-	c1, c2 := connect(t, zkAddr, ns), connect(t, zkAddr, ns)
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
+	c1, c2 := testkit.Connect(t, zkAddr, ns), testkit.Connect(t, zkAddr, ns)
 	v1 := semaphore.New(c1, semPath, 5)
 	held, err := v1.Acquire(ctx)
 	if err != nil {
@@ -72,9 +73,9 @@ var errBusy = errors.New("busy")
 // them.
 func TestFailedV2LeavesNoDirectories(t *testing.T) {
 	t.Parallel()
-	ns := unique(t)
-	ctx := ctxT(t)
-	c := connect(t, zkAddr, ns)
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
+	c := testkit.Connect(t, zkAddr, ns)
 	zero := shared.NewCount(c, maxPath, 0)
 	t.Cleanup(func() { _ = zero.Close() })
 	v2 := semaphore.New(c, semPath, 0, semaphore.CuratorV2(), semaphore.WithMaxLeasesFrom(zero))
@@ -129,9 +130,9 @@ func TestFailedV2LeavesNoDirectories(t *testing.T) {
 // at work, and V1 refuses.
 func TestV1BesideEmptyV2Directories(t *testing.T) {
 	t.Parallel()
-	ns := unique(t)
-	ctx := ctxT(t)
-	c := connect(t, zkAddr, ns)
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
+	c := testkit.Connect(t, zkAddr, ns)
 	v1 := semaphore.New(c, semPath, 1)
 
 	// Made by hand, never used: the server never reaps these.
@@ -159,7 +160,7 @@ func TestV1BesideEmptyV2Directories(t *testing.T) {
 			if l, err := v1.Acquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
 				t.Fatalf("V1 Acquire with %s = %v, %v; want ErrLayoutMismatch", node, l, err)
 			}
-			for _, n := range children(t, c, semPath) {
+			for _, n := range testkit.Children(t, c, semPath) {
 				if strings.Contains(n, "lock-") {
 					t.Fatalf("refused V1 left %s", n)
 				}
@@ -195,9 +196,9 @@ func TestV1BesideEmptyV2Directories(t *testing.T) {
 // keeps the two from over-admitting).
 func TestV1AndV2RaceNeverBothAdmitted(t *testing.T) {
 	t.Parallel()
-	ns := unique(t)
-	ctx := ctxT(t)
-	c1, c2 := connect(t, zkAddr, ns), connect(t, zkAddr, ns)
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
+	c1, c2 := testkit.Connect(t, zkAddr, ns), testkit.Connect(t, zkAddr, ns)
 	const rounds = 30
 	admitted := 0
 	for i := range rounds {
@@ -209,19 +210,21 @@ func TestV1AndV2RaceNeverBothAdmitted(t *testing.T) {
 		leases := make([]*semaphore.Lease, len(sems))
 		errs := make([]error, len(sems))
 		var wg sync.WaitGroup
+		oks := make([]bool, len(sems))
 		for j, s := range sems {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				leases[j], _, errs[j] = s.TryAcquire(ctx)
+				leases[j], oks[j], errs[j] = s.TryAcquire(ctx)
 			}()
 		}
 		wg.Wait()
 		n := 0
-		for _, err := range errs {
+		for j, err := range errs {
 			switch {
-			case err == nil:
+			case err == nil && oks[j]:
 				n++
+			case err == nil: // busy: refused, as a mismatch is
 			case !errors.Is(err, semaphore.ErrLayoutMismatch):
 				t.Fatalf("round %d: %v", i, err)
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/semaphore"
 	"github.com/gocurator/curator/recipes/shared"
 )
@@ -15,14 +16,14 @@ const mutexPath = "/locks/report"
 
 func TestMutex(t *testing.T) {
 	t.Parallel()
-	ns := unique(t)
-	ctx := ctxT(t)
-	c1, c2 := connect(t, zkAddr, ns), connect(t, zkAddr, ns)
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
+	c1, c2 := testkit.Connect(t, zkAddr, ns), testkit.Connect(t, zkAddr, ns)
 	m1, m2 := semaphore.NewMutex(c1, mutexPath), semaphore.NewMutex(c2, mutexPath)
 	if !errors.Is(m1.Err(), semaphore.ErrNotHeld) || m1.IsHeld() {
 		t.Fatalf("fresh mutex: Err %v", m1.Err())
 	}
-	waitClosed(t, m1.Done(), "Done of a mutex never held")
+	testkit.WaitClosed(t, m1.Done(), "Done of a mutex never held")
 	if err := m1.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestMutex(t *testing.T) {
 	if err := m1.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitClosed(t, done, "Done after Release")
+	testkit.WaitClosed(t, done, "Done after Release")
 	if err := <-again; err != nil {
 		t.Fatalf("second Acquire after the Release: %v", err)
 	}
@@ -72,7 +73,7 @@ func TestMutex(t *testing.T) {
 	if err := m2.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := children(t, c1, mutexPath+"/leases"); len(got) != 0 {
+	if got := testkit.Children(t, c1, mutexPath+"/leases"); len(got) != 0 {
 		t.Fatalf("nodes left: %v", got)
 	}
 	if err := semaphore.NewMutex(nil, mutexPath).Acquire(ctx); !errors.Is(err, semaphore.ErrNilClient) {

@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/semaphore"
 	"github.com/gocurator/curator/recipes/shared"
 )
@@ -18,8 +19,8 @@ func TestLayout(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			c := connect(t, zkAddr, unique(t))
-			ctx := ctxT(t)
+			c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+			ctx := testkit.Ctx(t)
 			s := semaphore.New(c, semPath, 2, m.opts...)
 			l, err := s.Acquire(ctx)
 			if err != nil {
@@ -52,7 +53,7 @@ func TestLayout(t *testing.T) {
 			if m.v2 {
 				// The gate is released once the lease is held (Curator's
 				// observed listing: locks/ empty).
-				if got := children(t, c, semPath+"/locks"); len(got) != 0 {
+				if got := testkit.Children(t, c, semPath+"/locks"); len(got) != 0 {
 					t.Fatalf("gate nodes left while holding: %v", got)
 				}
 			}
@@ -61,8 +62,8 @@ func TestLayout(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if data, _, _ := c.Get(ctx, cl.Node()); string(data) != "worker-7" {
-				t.Fatalf("WithData: lease node data %q", data)
+			if data, _, err := c.Get(ctx, cl.Node()); err != nil || string(data) != "worker-7" {
+				t.Fatalf("WithData: lease node data %q, %v", data, err)
 			}
 			mustRelease(t, cl)
 			mustRelease(t, l)
@@ -72,8 +73,8 @@ func TestLayout(t *testing.T) {
 			if !errors.Is(l.Err(), semaphore.ErrNotHeld) {
 				t.Fatalf("Err after release = %v", l.Err())
 			}
-			waitClosed(t, l.Done(), "Done after release")
-			if got := children(t, c, m.leaseDir(semPath)); len(got) != 0 {
+			testkit.WaitClosed(t, l.Done(), "Done after release")
+			if got := testkit.Children(t, c, m.leaseDir(semPath)); len(got) != 0 {
 				t.Fatalf("nodes left after release: %v", got)
 			}
 		})
@@ -90,9 +91,9 @@ func TestLayoutMismatch(t *testing.T) {
 		}
 		t.Run(m.name+" on "+other.name, func(t *testing.T) {
 			t.Parallel()
-			ns := unique(t)
-			ctx := ctxT(t)
-			c1, c2 := connect(t, zkAddr, ns), connect(t, zkAddr, ns)
+			ns := testkit.Unique(t)
+			ctx := testkit.Ctx(t)
+			c1, c2 := testkit.Connect(t, zkAddr, ns), testkit.Connect(t, zkAddr, ns)
 			held, err := semaphore.New(c1, semPath, 5, other.opts...).Acquire(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -116,7 +117,7 @@ func TestLayoutMismatch(t *testing.T) {
 				_, node := framework.SplitPath(held.Node())
 				onlyNodes(t, c1, semPath, []string{node}, "after refused V2 acquires")
 			} else {
-				for _, n := range children(t, c1, semPath) {
+				for _, n := range testkit.Children(t, c1, semPath) {
 					if strings.Contains(n, "lock-") {
 						t.Fatalf("refused V1 left its node %s", n)
 					}
@@ -134,20 +135,20 @@ func TestLeaseLostWithSession(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			ns := unique(t)
-			ctx := ctxT(t)
+			ns := testkit.Unique(t)
+			ctx := testkit.Ctx(t)
 			proxy := newProxy(t)
-			cut := connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(sessionTimeout))
+			cut := testkit.Connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(sessionTimeout))
 			l, err := semaphore.New(cut, semPath, 1, m.opts...).Acquire(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			other := connect(t, zkAddr, ns)
+			other := testkit.Connect(t, zkAddr, ns)
 			if l2, ok, err := semaphore.New(other, semPath, 1, m.opts...).TryAcquire(ctx); ok || err != nil {
 				t.Fatalf("TryAcquire while held = %v, %v, %v; want busy (nil, false, nil)", l2, ok, err)
 			}
 			proxy.Cut()
-			waitClosed(t, l.Done(), "Done of a lease whose client is cut off")
+			testkit.WaitClosed(t, l.Done(), "Done of a lease whose client is cut off")
 			if !errors.Is(l.Err(), semaphore.ErrLockLost) {
 				t.Fatalf("Err = %v, want ErrLockLost", l.Err())
 			}
@@ -157,7 +158,7 @@ func TestLeaseLostWithSession(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if nodes := children(t, other, m.leaseDir(semPath)); len(nodes) != 1 || m.leaseDir(semPath)+"/"+nodes[0] != l2.Node() {
+			if nodes := testkit.Children(t, other, m.leaseDir(semPath)); len(nodes) != 1 || m.leaseDir(semPath)+"/"+nodes[0] != l2.Node() {
 				t.Fatalf("lease nodes %v, want only the new holder's %s", nodes, l2.Node())
 			}
 			if err := l.Release(ctx); !errors.Is(err, semaphore.ErrLockLost) {
@@ -171,8 +172,8 @@ func TestLeaseLostWithSession(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	t.Parallel()
-	c := connect(t, zkAddr, unique(t))
-	ctx := ctxT(t)
+	c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+	ctx := testkit.Ctx(t)
 	tests := []struct {
 		name string
 		s    *semaphore.Semaphore
@@ -215,7 +216,7 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s: Acquire(nil) = %v, %v", m.name, l, err)
 		}
 	}
-	if got := children(t, c, semPath); len(got) != 0 {
+	if got := testkit.Children(t, c, semPath); len(got) != 0 {
 		t.Fatalf("bad input left nodes: %v", got)
 	}
 }
@@ -226,8 +227,8 @@ func TestTryAcquire(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			c := connect(t, zkAddr, unique(t))
-			ctx := ctxT(t)
+			c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+			ctx := testkit.Ctx(t)
 			s := semaphore.New(c, semPath, 2, m.opts...)
 			var held []*semaphore.Lease
 			for i := 0; i < 5; i++ {
@@ -242,7 +243,7 @@ func TestTryAcquire(t *testing.T) {
 					held = append(held, l)
 				}
 			}
-			if got := children(t, c, m.leaseDir(semPath)); len(got) != 2 {
+			if got := testkit.Children(t, c, m.leaseDir(semPath)); len(got) != 2 {
 				t.Fatalf("failed tries left nodes: %v", got)
 			}
 			mustRelease(t, held[0])
@@ -260,9 +261,9 @@ func TestAcquireN(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			ns := unique(t)
-			c := connect(t, zkAddr, ns)
-			ctx := ctxT(t)
+			ns := testkit.Unique(t)
+			c := testkit.Connect(t, zkAddr, ns)
+			ctx := testkit.Ctx(t)
 			s := semaphore.New(c, semPath, 3, m.opts...)
 			ls, err := s.AcquireN(ctx, 3)
 			if err != nil || len(ls) != 3 {
@@ -281,7 +282,7 @@ func TestAcquireN(t *testing.T) {
 
 			// All or nothing: with one lease held elsewhere, AcquireN(3)
 			// gets two, then gives them back when its deadline passes.
-			other, err := semaphore.New(connect(t, zkAddr, ns), semPath, 3, m.opts...).Acquire(ctx)
+			other, err := semaphore.New(testkit.Connect(t, zkAddr, ns), semPath, 3, m.opts...).Acquire(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -290,7 +291,7 @@ func TestAcquireN(t *testing.T) {
 			if ls, err := s.AcquireN(dctx, 3); ls != nil || !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("AcquireN(3) with one held elsewhere = %v, %v; want DeadlineExceeded", ls, err)
 			}
-			if got := children(t, c, m.leaseDir(semPath)); len(got) != 1 {
+			if got := testkit.Children(t, c, m.leaseDir(semPath)); len(got) != 1 {
 				t.Fatalf("failed AcquireN left leases: %v", got)
 			}
 			mustRelease(t, other)
@@ -310,8 +311,8 @@ func TestNotReentrant(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			c := connect(t, zkAddr, unique(t))
-			ctx := ctxT(t)
+			c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+			ctx := testkit.Ctx(t)
 			s := semaphore.New(c, semPath, 2, m.opts...)
 			a, err := s.Acquire(ctx)
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/locking"
 	"github.com/gocurator/curator/recipes/semaphore"
 )
@@ -22,7 +23,7 @@ func TestNeverMoreThanMaxHolders(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
 			const clients, max, total = 10, 3, 2000
-			ns := unique(t)
+			ns := testkit.Unique(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			var (
@@ -40,7 +41,7 @@ func TestNeverMoreThanMaxHolders(t *testing.T) {
 			}
 			start := time.Now()
 			for i := range clients {
-				c := connect(t, zkAddr, ns)
+				c := testkit.Connect(t, zkAddr, ns)
 				s := semaphore.New(c, semPath, max, m.opts...)
 				wg.Add(1)
 				go func() {
@@ -80,7 +81,7 @@ func TestNeverMoreThanMaxHolders(t *testing.T) {
 					t.Errorf("client %d never got a lease", i)
 				}
 			}
-			checker := connect(t, zkAddr, ns)
+			checker := testkit.Connect(t, zkAddr, ns)
 			waitEmpty(t, checker, m.leaseDir(semPath))
 			if m.v2 {
 				waitEmpty(t, checker, semPath+"/locks")

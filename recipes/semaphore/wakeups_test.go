@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/gocurator/curator/framework"
@@ -24,48 +23,10 @@ const wakeups = 50
 // wake-ups.
 const goroutineSlack = 15
 
-// sessionWatches returns the full paths the server watches for session id
-// (from wchc), to know that a waiter has armed its next watch.
-func sessionWatches(t testing.TB, id int64) []string {
-	t.Helper()
-	out, err := zkServer.FourLetterWord("wchc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		paths []string
-		in    bool
-	)
-	want := fmt.Sprintf("0x%x", id)
-	for _, line := range strings.Split(out, "\n") {
-		switch {
-		case strings.HasPrefix(line, "0x"):
-			in = strings.TrimSpace(line) == want
-		case in && strings.TrimSpace(line) != "":
-			paths = append(paths, strings.TrimSpace(line))
-		}
-	}
-	return paths
-}
-
-// awaitWatch waits until session id watches full (a server-side
-// condition, which only polling can see).
-func awaitWatch(t testing.TB, id int64, full string) {
-	t.Helper()
-	testkit.Eventually(t, "a watch on "+full, func() bool {
-		for _, p := range sessionWatches(t, id) {
-			if p == full {
-				return true
-			}
-		}
-		return false
-	})
-}
-
 // sortedLeases lists the V1 lease nodes of path through c in queue order.
 func sortedLeases(t testing.TB, c *framework.Client, path string) []string {
 	t.Helper()
-	return locking.SortChildren(children(t, c, path), func(n string) (int32, bool) { return locking.Sequence(n, "lock-") })
+	return locking.SortChildren(testkit.Children(t, c, path), func(n string) (int32, bool) { return locking.Sequence(n, "lock-") })
 }
 
 // A V1 acquire with its maximum from a SharedCount waits while the 50
@@ -73,15 +34,15 @@ func sortedLeases(t testing.TB, c *framework.Client, path string) []string {
 // (it watches the node right ahead), and it must not keep a goroutine per
 // wake-up until it ends. Not parallel: it counts the process's goroutines.
 func TestV1WaiterGoroutinesDoNotGrowWithWakeups(t *testing.T) {
-	ns := unique(t)
-	ctx := ctxT(t)
-	checker := connect(t, zkAddr, ns)
-	holder, err := semaphore.New(connect(t, zkAddr, ns), semPath, 1).Acquire(ctx)
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
+	checker := testkit.Connect(t, zkAddr, ns)
+	holder, err := semaphore.New(testkit.Connect(t, zkAddr, ns), semPath, 1).Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ahead := semaphore.New(connect(t, zkAddr, ns), semPath, 1)
-	wc := connect(t, zkAddr, ns)
+	ahead := semaphore.New(testkit.Connect(t, zkAddr, ns), semPath, 1)
+	wc := testkit.Connect(t, zkAddr, ns)
 	count := shared.NewCount(wc, maxPath, 1)
 	t.Cleanup(func() { _ = count.Close() })
 	if err := count.Start(ctx); err != nil {
@@ -101,8 +62,11 @@ func TestV1WaiterGoroutinesDoNotGrowWithWakeups(t *testing.T) {
 	w := acquireAsync(ctx, waiter)
 	waitCount(t, checker, semPath, wakeups+2)
 	queue := sortedLeases(t, checker, semPath) // holder, the waiters ahead, w
-	full := func(node string) string { return "/" + ns + semPath + "/" + node }
-	awaitWatch(t, wc.SessionID(), full(queue[wakeups]))
+	if len(queue) != wakeups+2 {
+		t.Fatalf("queue %v, want %d lease nodes", queue, wakeups+2)
+	}
+	awaitWatch := func(node string) { testkit.AwaitWatch(t, zkAddr, wc, semPath+"/"+node) }
+	awaitWatch(queue[wakeups])
 
 	// The last one ahead leaves, w wakes and watches the next: one wake-up
 	// per departure, each seen on the server before the next.
@@ -111,7 +75,7 @@ func TestV1WaiterGoroutinesDoNotGrowWithWakeups(t *testing.T) {
 		if r := await(t, results[i-1]); !errors.Is(r.err, context.Canceled) {
 			t.Fatalf("waiter %d ahead: %v, %v; want Canceled", i, r.lease, r.err)
 		}
-		awaitWatch(t, wc.SessionID(), full(queue[i-1]))
+		awaitWatch(queue[i-1])
 	}
 	pending(t, w, "w behind the holder")
 	grown := runtime.NumGoroutine() - before
@@ -137,7 +101,7 @@ func TestV1WaiterGoroutinesDoNotGrowWithWakeups(t *testing.T) {
 func TestWaiterGoroutinesDoNotGrowWithMaxChanges(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
-			ns := unique(t)
+			ns := testkit.Unique(t)
 			if !m.v2 {
 				// The V1 lock loop (recipes/locking) arms a getData watch
 				// per look; in a namespace each costs a goroutine until
@@ -147,16 +111,16 @@ func TestWaiterGoroutinesDoNotGrowWithMaxChanges(t *testing.T) {
 			}
 			path := semPath
 			if ns == "" {
-				path = "/" + unique(t) + semPath
+				path = "/" + testkit.Unique(t) + semPath
 			}
-			ctx := ctxT(t)
-			admin := shared.NewCount(connect(t, zkAddr, ns), path+"-max", 1)
+			ctx := testkit.Ctx(t)
+			admin := shared.NewCount(testkit.Connect(t, zkAddr, ns), path+"-max", 1)
 			t.Cleanup(func() { _ = admin.Close() })
-			holder, err := semaphore.New(connect(t, zkAddr, ns), path, 1, m.opts...).Acquire(ctx)
+			holder, err := semaphore.New(testkit.Connect(t, zkAddr, ns), path, 1, m.opts...).Acquire(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			wc := connect(t, zkAddr, ns)
+			wc := testkit.Connect(t, zkAddr, ns)
 			count := shared.NewCount(wc, path+"-max", 1)
 			t.Cleanup(func() { _ = count.Close() })
 			if err := count.Start(ctx); err != nil {
@@ -166,23 +130,26 @@ func TestWaiterGoroutinesDoNotGrowWithMaxChanges(t *testing.T) {
 			waitCount(t, wc, m.leaseDir(path), 2)
 			before := runtime.NumGoroutine()
 
-			// 1 and 0 both keep w out (the holder has the one lease).
-			for i := range wakeups {
-				v := i % 2
+			// set sets the maximum to v and waits until the waiter's count
+			// has it: the waiter has been woken by the change.
+			set := func(v int) {
+				t.Helper()
 				if err := admin.Set(ctx, v); err != nil {
 					t.Fatal(err)
 				}
 				for {
 					cur, changed := count.Watch()
 					if cur.Value == v {
-						break
+						return
 					}
-					waitClosed(t, changed, fmt.Sprintf("the waiter's count to reach %d", v))
+					testkit.WaitClosed(t, changed, fmt.Sprintf("the waiter's count to reach %d", v))
 				}
 			}
-			if err := admin.Set(ctx, 1); err != nil {
-				t.Fatal(err)
+			// 1 and 0 both keep w out (the holder has the one lease).
+			for i := range wakeups {
+				set(i % 2)
 			}
+			set(1)
 			pending(t, w, "w with max 1 and the lease held")
 			grown := runtime.NumGoroutine() - before
 			t.Logf("%d goroutines more after %d changes of the maximum", grown, wakeups)

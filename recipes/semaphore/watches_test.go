@@ -5,19 +5,28 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/semaphore"
 )
 
 // Waiters, served and timed out, leave no watch on the server once every
 // lease is back (pitfall 9: watches set with exists on missing nodes never
-// fire). Not parallel: it counts every watch of the server.
+// fire). It counts the data watches of the test's own sessions (wchc), so
+// parallel tests on the package's server cannot disturb it.
 func TestNoWatchesLeftBehind(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
-			ns := unique(t)
-			ctx := ctxT(t)
-			checker := connect(t, zkAddr, ns)
-			newSem := func() *semaphore.Semaphore { return semaphore.New(connect(t, zkAddr, ns), semPath, 1, m.opts...) }
+			t.Parallel()
+			ns := testkit.Unique(t)
+			ctx := testkit.Ctx(t)
+			checker := testkit.Connect(t, zkAddr, ns)
+			clients := []*framework.Client{checker}
+			newSem := func() *semaphore.Semaphore {
+				c := testkit.Connect(t, zkAddr, ns)
+				clients = append(clients, c)
+				return semaphore.New(c, semPath, 1, m.opts...)
+			}
 			holder, err := newSem().Acquire(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -52,8 +61,8 @@ func TestNoWatchesLeftBehind(t *testing.T) {
 				mustRelease(t, r.lease)
 			}
 			waitEmpty(t, checker, m.leaseDir(semPath))
-			if n, err := zkServer.WatchCount(); err != nil || n != 0 {
-				t.Fatalf("server holds %d watches (%v) with every lease back, want 0", n, err)
+			if n := testkit.WatchCount(t, zkAddr, clients...); n != 0 {
+				t.Fatalf("server holds %d watches of the test's %d sessions with every lease back, want 0", n, len(clients))
 			}
 		})
 	}
