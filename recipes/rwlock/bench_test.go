@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/rwlock"
 )
 
@@ -22,13 +23,13 @@ func BenchmarkWriteLock(b *testing.B) { benchLock(b, true) }
 // session each) and reports the throughput and the acquire latency.
 func benchLock(b *testing.B, write bool) {
 	const clients = 8
-	ns := namespace(b)
+	ns := testkit.Unique(b)
 	// No deadline: a long -benchtime makes long runs; go test -timeout
 	// bounds a hang.
 	ctx := context.Background()
 	locks := make([]*rwlock.Lock, clients)
 	for i := range locks {
-		rw := rwlock.New(connect(b, "", ns), "/lock")
+		rw := rwlock.New(testkit.Connect(b, zkAddr, ns), "/lock")
 		locks[i] = rw.ReadLock()
 		if write {
 			locks[i] = rw.WriteLock()

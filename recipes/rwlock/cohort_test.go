@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/rwlock"
 )
 
@@ -21,7 +22,7 @@ import (
 // is seen by one of the two. Writers hand over locally (far fewer write
 // nodes than write holds), and nothing is left behind.
 func TestWriteLocalHandoverExcludesReadersAndWriters(t *testing.T) {
-	ns := namespace(t)
+	ns := testkit.Unique(t)
 	const path = "/locks/cohort"
 	const writes = 300
 	var (
@@ -33,7 +34,7 @@ func TestWriteLocalHandoverExcludesReadersAndWriters(t *testing.T) {
 	)
 	errc := make(chan error, 64)
 	for i := 0; i < 2; i++ {
-		c := connect(t, "", ns)
+		c := testkit.Connect(t, zkAddr, ns)
 		for j := 0; j < 4; j++ {
 			w := rwlock.New(c, path, rwlock.WithLocalHandover(8)).WriteLock()
 			writers.Add(1)
@@ -68,7 +69,7 @@ func TestWriteLocalHandoverExcludesReadersAndWriters(t *testing.T) {
 			}()
 		}
 	}
-	rc := connect(t, "", ns)
+	rc := testkit.Connect(t, zkAddr, ns)
 	for j := 0; j < 3; j++ {
 		r := rwlock.New(rc, path).ReadLock()
 		wg.Add(1)
@@ -118,10 +119,10 @@ func TestWriteLocalHandoverExcludesReadersAndWriters(t *testing.T) {
 // downgraded reader does. The local writer gets a fresh node, behind the
 // read node, and holds once the read lock is released.
 func TestWriteLocalHandoverNotWhileDowngraded(t *testing.T) {
-	ns := namespace(t)
+	ns := testkit.Unique(t)
 	const path = "/locks/downgrade"
-	c := connect(t, "", ns)
-	ctx := ctxFor(t)
+	c := testkit.Connect(t, zkAddr, ns)
+	ctx := testkit.Ctx(t)
 	a := rwlock.New(c, path, rwlock.WithLocalHandover(4))
 	b := rwlock.New(c, path, rwlock.WithLocalHandover(4))
 	if err := a.WriteLock().Acquire(ctx); err != nil {
@@ -129,7 +130,7 @@ func TestWriteLocalHandoverNotWhileDowngraded(t *testing.T) {
 	}
 	token := a.WriteLock().FencingToken()
 	bw := acquireAsync(ctx, b.WriteLock())
-	eventually(t, "b's writer queued locally", func() (bool, error) { return a.WriteLock().LocalWaiters() == 1, nil })
+	testkit.Eventually(t, "b's writer queued locally", func() bool { return a.WriteLock().LocalWaiters() == 1 })
 	if err := a.ReadLock().Acquire(ctx); err != nil { // downgrade
 		t.Fatal(err)
 	}
@@ -137,10 +138,7 @@ func TestWriteLocalHandoverNotWhileDowngraded(t *testing.T) {
 		t.Fatal(err)
 	}
 	// b's writer queues with a fresh node behind a's read node.
-	eventually(t, "b's fresh write node behind a's read node", func() (bool, error) {
-		kids := children(t, c, path)
-		return len(kids) == 2, nil
-	})
+	waitChildren(t, c, path, 2) // b's fresh write node behind a's read node
 	pending(t, bw, "b's write lock while a holds its read lock")
 	if err := a.ReadLock().Release(ctx); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/rwlock"
 	"github.com/gocurator/curator/zktest"
 )
@@ -28,8 +29,8 @@ func TestAbortedAcquireLeavesNoNode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := connect(t, "", namespace(t))
-			ctx := ctxFor(t)
+			c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+			ctx := testkit.Ctx(t)
 			holder, late := rwlock.New(c, "/lock"), rwlock.New(c, "/lock")
 			side := func(rw *rwlock.RWLock, s string) *rwlock.Lock {
 				if s == "write" {
@@ -65,9 +66,7 @@ func TestAbortedAcquireLeavesNoNode(t *testing.T) {
 			// Usually gone before Acquire returns; but when ctx ends while
 			// the create is still in flight, the framework deletes the node
 			// once its reply comes, in the background.
-			eventually(t, "only the holder's node left", func() (bool, error) {
-				return len(children(t, c, "/lock")) == 1, nil
-			})
+			waitChildren(t, c, "/lock", 1) // only the holder's node left
 			if k.IsHeld() || k.FencingToken() != 0 {
 				t.Fatal("aborted acquire holds")
 			}
@@ -90,12 +89,12 @@ func TestAbortedAcquireLeavesNoNode(t *testing.T) {
 // A holder cut off from ZooKeeper is told at once (StandardPolicy: on
 // Suspended); its node goes with the session, and the lock passes on.
 func TestHolderLoss(t *testing.T) {
-	ns := namespace(t)
-	proxy := zktest.NewProxy(t, server.ConnectString())
-	ca := connect(t, proxy.Addr(), ns,
+	ns := testkit.Unique(t)
+	proxy := zktest.NewProxy(t, zkAddr)
+	ca := testkit.Connect(t, proxy.Addr(), ns,
 		framework.WithSessionTimeout(2*time.Second), framework.WithErrorPolicy(connstate.StandardPolicy{}))
-	cb := connect(t, "", ns)
-	ctx := ctxFor(t)
+	cb := testkit.Connect(t, zkAddr, ns)
+	ctx := testkit.Ctx(t)
 	a, b := rwlock.New(ca, "/lock"), rwlock.New(cb, "/lock")
 	if err := a.WriteLock().Acquire(ctx); err != nil {
 		t.Fatal(err)
@@ -108,11 +107,7 @@ func TestHolderLoss(t *testing.T) {
 
 	proxy.Cut()
 	for _, k := range []*rwlock.Lock{a.WriteLock(), a.ReadLock()} {
-		select {
-		case <-k.Done():
-		case <-time.After(waitTimeout):
-			t.Fatal("Done not closed after the connection was cut")
-		}
+		testkit.WaitClosed(t, k.Done(), "Done after the connection was cut")
 		if !errors.Is(k.Err(), rwlock.ErrLockLost) || k.IsHeld() || k.FencingToken() != 0 {
 			t.Fatalf("after the cut: Err %v, IsHeld %v, FencingToken %d", k.Err(), k.IsHeld(), k.FencingToken())
 		}
@@ -144,11 +139,11 @@ func TestHolderLoss(t *testing.T) {
 // Cancelling a waiting acquire while the connection is down still leaves
 // no node once the connection is back (pitfall 2).
 func TestCancelDuringConnectionLoss(t *testing.T) {
-	ns := namespace(t)
-	proxy := zktest.NewProxy(t, server.ConnectString())
-	ca := connect(t, proxy.Addr(), ns)
-	cb := connect(t, "", ns)
-	ctx := ctxFor(t)
+	ns := testkit.Unique(t)
+	proxy := zktest.NewProxy(t, zkAddr)
+	ca := testkit.Connect(t, proxy.Addr(), ns)
+	cb := testkit.Connect(t, zkAddr, ns)
+	ctx := testkit.Ctx(t)
 	a, b := rwlock.New(ca, "/lock"), rwlock.New(cb, "/lock")
 	if err := b.WriteLock().Acquire(ctx); err != nil {
 		t.Fatal(err)
@@ -170,19 +165,13 @@ func TestCancelDuringConnectionLoss(t *testing.T) {
 	})
 	defer stop()
 	proxy.Cut()
-	select {
-	case <-suspended:
-	case <-time.After(waitTimeout):
-		t.Fatal("client not suspended after the cut")
-	}
+	testkit.WaitClosed(t, suspended, "Suspended after the cut")
 	cancel()
 	proxy.Restore()
 	if err := result(t, res, "acquire cancelled while disconnected"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled acquire: %v, want context.Canceled", err)
 	}
-	eventually(t, "the cancelled reader's node deleted", func() (bool, error) {
-		return len(children(t, cb, "/lock")) == 1, nil
-	})
+	waitChildren(t, cb, "/lock", 1) // the cancelled reader's node deleted
 	if ca.SessionID() == 0 {
 		t.Fatal("no session after restore")
 	}
@@ -196,11 +185,11 @@ func TestCancelDuringConnectionLoss(t *testing.T) {
 func TestLostCreateReply(t *testing.T) {
 	for _, side := range []string{"read", "write"} {
 		t.Run(side, func(t *testing.T) {
-			ns := namespace(t)
-			proxy := zktest.NewProxy(t, server.ConnectString())
-			ca := connect(t, proxy.Addr(), ns)
-			cb := connect(t, "", ns)
-			ctx := ctxFor(t)
+			ns := testkit.Unique(t)
+			proxy := zktest.NewProxy(t, zkAddr)
+			ca := testkit.Connect(t, proxy.Addr(), ns)
+			cb := testkit.Connect(t, zkAddr, ns)
+			ctx := testkit.Ctx(t)
 			rw := rwlock.New(ca, "/lock")
 			k := rw.ReadLock()
 			if side == "write" {
@@ -219,7 +208,7 @@ func TestLostCreateReply(t *testing.T) {
 			default:
 				t.Fatal("the lost-reply fault did not fire")
 			}
-			if got := children(t, cb, "/lock"); len(got) != 1 {
+			if got := testkit.Children(t, cb, "/lock"); len(got) != 1 {
 				t.Fatalf("nodes after a lost create reply: %v, want 1", got)
 			}
 			if err := k.Release(ctx); err != nil {
@@ -232,22 +221,22 @@ func TestLostCreateReply(t *testing.T) {
 // A waiter whose node vanishes (deleted by an operator) makes a new one
 // instead of failing on a missing index or waiting forever (pitfall 7).
 func TestWaiterNodeDeleted(t *testing.T) {
-	ns := namespace(t)
-	ca, cb := connect(t, "", ns), connect(t, "", ns)
-	ctx := ctxFor(t)
+	ns := testkit.Unique(t)
+	ca, cb := testkit.Connect(t, zkAddr, ns), testkit.Connect(t, zkAddr, ns)
+	ctx := testkit.Ctx(t)
 	w, r := rwlock.New(ca, "/lock"), rwlock.New(cb, "/lock")
 	if err := w.WriteLock().Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
 	res := acquireAsync(ctx, r.ReadLock())
 	var readNode string
-	eventually(t, "read node", func() (bool, error) {
-		for _, n := range children(t, ca, "/lock") {
+	testkit.Eventually(t, "read node", func() bool {
+		for _, n := range testkit.Children(t, ca, "/lock") {
 			if strings.Contains(n, "__READ__") {
 				readNode = n
 			}
 		}
-		return readNode != "", nil
+		return readNode != ""
 	})
 	if err := ca.Delete(ctx, "/lock/"+readNode); err != nil {
 		t.Fatal(err)
@@ -256,7 +245,7 @@ func TestWaiterNodeDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustAcquired(t, res, "reader whose node was deleted")
-	if got := children(t, ca, "/lock"); len(got) != 1 || got[0] == readNode {
+	if got := testkit.Children(t, ca, "/lock"); len(got) != 1 || got[0] == readNode {
 		t.Fatalf("nodes %v, want one new read node", got)
 	}
 	if err := r.ReadLock().Release(ctx); err != nil {

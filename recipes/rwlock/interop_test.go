@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gocurator/curator/internal/curatorjava"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/rwlock"
 )
 
@@ -15,11 +16,11 @@ import (
 func TestCuratorInterop(t *testing.T) {
 	// Java needs full paths: the Go client uses no namespace, the test a
 	// path of its own.
-	path := "/" + namespace(t) + "/lock"
-	c := connect(t, "", "")
-	ctx := ctxFor(t)
-	j1 := curatorjava.StartDriver(t, server.ConnectString())
-	j2 := curatorjava.StartDriver(t, server.ConnectString())
+	path := "/" + testkit.Unique(t) + "/lock"
+	c := testkit.Connect(t, zkAddr, "")
+	ctx := testkit.Ctx(t)
+	j1 := curatorjava.StartDriver(t, zkAddr)
+	j2 := curatorjava.StartDriver(t, zkAddr)
 	do := func(d *curatorjava.Driver, cmd, want string) {
 		t.Helper()
 		got, err := d.Do(cmd)
@@ -98,10 +99,9 @@ func TestCuratorInterop(t *testing.T) {
 	try(g.ReadLock(), true, "Go downgrade")
 	release(g.WriteLock())
 	rnode := g.ReadLock().Node()
-	eventually(t, "Java writer watching the downgraded read node", func() (bool, error) {
-		w, err := watchers(t)
-		s := w[rnode]
-		return len(s) == 1 && s[0] != c.SessionID(), err
+	testkit.Eventually(t, "Java writer watching the downgraded read node", func() bool {
+		s := watchers(t)[rnode]
+		return len(s) == 1 && s[0] != c.SessionID()
 	})
 	do(j2, "acquire rw.read 300", "false") // queued behind the Java writer
 	select {

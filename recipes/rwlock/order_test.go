@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/rwlock"
 )
 
@@ -55,9 +56,9 @@ func TestMutualExclusion(t *testing.T) {
 		clients = 8
 		ops     = 200
 	)
-	ns := namespace(t)
-	ctx := ctxFor(t)
-	setup := connect(t, "", ns)
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
+	setup := testkit.Connect(t, zkAddr, ns)
 	if _, err := setup.Create(ctx, "/data", []byte("0")); err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestMutualExclusion(t *testing.T) {
 		overlaps atomic.Int64
 	)
 	for i := 0; i < clients; i++ {
-		c := connect(t, "", ns)
+		c := testkit.Connect(t, zkAddr, ns)
 		rw := rwlock.New(c, "/lock")
 		rng := rand.New(rand.NewPCG(uint64(i), 42))
 		wg.Add(1)
@@ -131,7 +132,7 @@ func TestMutualExclusion(t *testing.T) {
 	if occ.maxReaders < 2 {
 		t.Errorf("readers never overlapped (at most %d at once)", occ.maxReaders)
 	}
-	if got := children(t, setup, "/lock"); len(got) != 0 {
+	if got := testkit.Children(t, setup, "/lock"); len(got) != 0 {
 		t.Errorf("nodes left: %v", got)
 	}
 }
@@ -140,9 +141,9 @@ func TestMutualExclusion(t *testing.T) {
 // the readers ahead of it and before every reader that came after it.
 func TestWriterNotStarved(t *testing.T) {
 	const readers = 4
-	ns := namespace(t)
-	ctx := ctxFor(t)
-	setup := connect(t, "", ns)
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
+	setup := testkit.Connect(t, zkAddr, ns)
 
 	type grant struct {
 		seq   int32
@@ -163,7 +164,7 @@ func TestWriterNotStarved(t *testing.T) {
 	wRelease.Store(-1)
 	var startOnce sync.Once
 	for i := 0; i < readers; i++ {
-		c := connect(t, "", ns)
+		c := testkit.Connect(t, zkAddr, ns)
 		rw := rwlock.New(c, "/lock")
 		wg.Add(1)
 		go func() {
@@ -202,8 +203,8 @@ func TestWriterNotStarved(t *testing.T) {
 		}()
 	}
 
-	<-started
-	wc := connect(t, "", ns)
+	testkit.WaitClosed(t, started, "the readers' third grants")
+	wc := testkit.Connect(t, zkAddr, ns)
 	w := rwlock.New(wc, "/lock")
 	if err := w.WriteLock().Acquire(ctx); err != nil {
 		t.Fatalf("writer starved: %v", err)
@@ -211,6 +212,14 @@ func TestWriterNotStarved(t *testing.T) {
 	wAcquire := order.Add(1)
 	if n := holding.Load(); n != 0 {
 		t.Errorf("writer granted while %d readers hold", n)
+	}
+	// Hold across a round trip, and look again at its end: a reader let in
+	// while the writer holds is seen, not only one that was in already.
+	if _, _, err := wc.Get(ctx, "/"); err != nil {
+		t.Fatal(err)
+	}
+	if n := holding.Load(); n != 0 {
+		t.Errorf("%d readers hold at the end of the writer's hold", n)
 	}
 	wseq := seqOf(t, w.WriteLock().Node())
 	wRelease.Store(order.Add(1))
@@ -243,7 +252,7 @@ func TestWriterNotStarved(t *testing.T) {
 	if before == 0 || after == 0 {
 		t.Errorf("the writer was not inside the stream of readers (%d before, %d after)", before, after)
 	}
-	if got := children(t, setup, "/lock"); len(got) != 0 {
+	if got := testkit.Children(t, setup, "/lock"); len(got) != 0 {
 		t.Errorf("nodes left: %v", got)
 	}
 }
@@ -251,9 +260,9 @@ func TestWriterNotStarved(t *testing.T) {
 // When a writer releases, the readers queued between it and the next writer
 // wake, and nobody else: readers behind the next writer sleep on that one.
 func TestHerd(t *testing.T) {
-	ns := namespace(t)
-	ctx := ctxFor(t)
-	setup := connect(t, "", ns)
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
+	setup := testkit.Connect(t, zkAddr, ns)
 
 	type party struct {
 		name string
@@ -264,7 +273,7 @@ func TestHerd(t *testing.T) {
 	}
 	newParty := func(name string) *party {
 		core, logs := observer.New(zap.DebugLevel)
-		c := connect(t, "", ns, framework.WithLogger(zap.New(core)))
+		c := testkit.Connect(t, zkAddr, ns, framework.WithLogger(zap.New(core)))
 		return &party{name: name, c: c, rw: rwlock.New(c, "/lock"), logs: logs}
 	}
 	w1, ra, rb, w2, rc, rd := newParty("w1"), newParty("ra"), newParty("rb"), newParty("w2"), newParty("rc"), newParty("rd")
@@ -296,12 +305,12 @@ func TestHerd(t *testing.T) {
 	// second writer the reader just ahead of it and the one before; rc and
 	// rd the second writer and the first. A waiter also watches its own
 	// node (w1 holds without having waited).
-	eventually(t, "watches set", func() (bool, error) {
-		w, err := watchers(t)
+	testkit.Eventually(t, "watches set", func() bool {
+		w := watchers(t)
 		return sameSessions(w[w1node], ra.c.SessionID(), rb.c.SessionID(), rc.c.SessionID(), rd.c.SessionID()) &&
 			sameSessions(w[ranode], w2.c.SessionID(), ra.c.SessionID()) &&
 			sameSessions(w[rbnode], w2.c.SessionID(), rb.c.SessionID()) &&
-			sameSessions(w[w2node], rc.c.SessionID(), rd.c.SessionID(), w2.c.SessionID()), err
+			sameSessions(w[w2node], rc.c.SessionID(), rd.c.SessionID(), w2.c.SessionID())
 	})
 
 	if err := w1.rw.WriteLock().Release(ctx); err != nil {
@@ -344,9 +353,10 @@ func TestHerd(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Every watch fired; none is left on the server (pitfall 9).
-	eventually(t, "no watches left", func() (bool, error) {
-		n, err := server.WatchCount()
-		return n == 0, err
+	// Every watch fired; none of the test's sessions has one left on the
+	// server (pitfall 9). Counted per session (wchc), not server-wide, so
+	// other tests on the package's server cannot disturb the count.
+	testkit.Eventually(t, "no watches left", func() bool {
+		return testkit.WatchCount(t, zkAddr, setup, w1.c, ra.c, rb.c, w2.c, rc.c, rd.c) == 0
 	})
 }
