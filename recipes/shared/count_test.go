@@ -11,6 +11,7 @@ import (
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/shared"
 	"github.com/gocurator/curator/zktest"
 )
@@ -20,7 +21,7 @@ const countPath = "/counts/max"
 // waitValue waits until n's cached value is want, on Watch's channel.
 func waitValue(t testing.TB, n *shared.Count, want int) {
 	t.Helper()
-	timer := time.NewTimer(deadline)
+	timer := time.NewTimer(testkit.Deadline)
 	defer timer.Stop()
 	for {
 		v, ch := n.Watch()
@@ -38,7 +39,7 @@ func waitValue(t testing.TB, n *shared.Count, want int) {
 // waitGone waits, on a watch, until path does not exist.
 func waitGone(t testing.TB, c *framework.Client, path string) {
 	t.Helper()
-	ctx := ctxT(t)
+	ctx := testkit.Ctx(t)
 	for {
 		_, _, ch, err := c.GetW(ctx, path)
 		if errors.Is(err, zk.ErrNoNode) {
@@ -55,28 +56,10 @@ func waitGone(t testing.TB, c *framework.Client, path string) {
 	}
 }
 
-// waitState waits until c reports s.
-func waitState(t testing.TB, c *framework.Client, s connstate.State) {
-	t.Helper()
-	timer := time.NewTimer(deadline)
-	defer timer.Stop()
-	for {
-		ch := c.StateChanged()
-		if c.State() == s {
-			return
-		}
-		select {
-		case <-ch:
-		case <-timer.C:
-			t.Fatalf("state %v never reached (now %v)", s, c.State())
-		}
-	}
-}
-
 func TestStartCreatesNodeWithSeed(t *testing.T) {
 	t.Parallel()
-	c := connect(t, zkAddr, unique(t))
-	ctx := ctxT(t)
+	c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+	ctx := testkit.Ctx(t)
 	n := shared.NewCount(c, countPath, 7)
 	defer n.Close()
 	if v := n.Versioned(); v.Value != 7 || v.Version != -1 {
@@ -111,8 +94,8 @@ func TestStartCreatesNodeWithSeed(t *testing.T) {
 
 func TestLazyCreateOnFirstUse(t *testing.T) {
 	t.Parallel()
-	c := connect(t, zkAddr, unique(t))
-	ctx := ctxT(t)
+	c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+	ctx := testkit.Ctx(t)
 	if got, err := shared.NewCount(c, "/a/b/get", -3).Get(ctx); err != nil || got != -3 {
 		t.Fatalf("Get on a missing node = %d, %v; want the seed -3", got, err)
 	}
@@ -126,8 +109,8 @@ func TestLazyCreateOnFirstUse(t *testing.T) {
 
 func TestSetAndTrySet(t *testing.T) {
 	t.Parallel()
-	c := connect(t, zkAddr, unique(t))
-	ctx := ctxT(t)
+	c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+	ctx := testkit.Ctx(t)
 	n := shared.NewCount(c, countPath, 0)
 	if err := n.Set(ctx, 5); err != nil {
 		t.Fatal(err)
@@ -142,13 +125,16 @@ func TestSetAndTrySet(t *testing.T) {
 	if ok, err := n.TrySet(ctx, prev, 7); ok || err != nil {
 		t.Fatalf("TrySet with a stale version = %v, %v; want false, nil", ok, err)
 	}
-	if got, _ := n.Get(ctx); got != 6 {
-		t.Fatalf("count %d after a refused TrySet, want 6", got)
+	if got, err := n.Get(ctx); err != nil || got != 6 {
+		t.Fatalf("count %d, %v after a refused TrySet, want 6", got, err)
 	}
 	if ok, err := n.TrySet(ctx, shared.VersionedValue{Version: -1, Value: 6}, 8); ok || err != nil {
 		t.Fatalf("TrySet with version -1 (never read) = %v, %v; want false: -1 must not mean any version", ok, err)
 	}
-	cur, _ := n.GetVersioned(ctx)
+	cur, err := n.GetVersioned(ctx)
+	if err != nil || cur.Value != 6 {
+		t.Fatalf("GetVersioned = %+v, %v; want 6", cur, err)
+	}
 	if err := c.Delete(ctx, countPath); err != nil {
 		t.Fatal(err)
 	}
@@ -162,8 +148,8 @@ func TestSetAndTrySet(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	t.Parallel()
-	c := connect(t, zkAddr, unique(t))
-	ctx := ctxT(t)
+	c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+	ctx := testkit.Ctx(t)
 	tests := []struct {
 		name string
 		n    *shared.Count
@@ -211,8 +197,8 @@ func TestBadInput(t *testing.T) {
 
 func TestCloseStopsAndStartAfterCloseFails(t *testing.T) {
 	t.Parallel()
-	c := connect(t, zkAddr, unique(t))
-	ctx := ctxT(t)
+	c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+	ctx := testkit.Ctx(t)
 	n := shared.NewCount(c, countPath, 1)
 	if err := n.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -243,9 +229,9 @@ func TestCloseStopsAndStartAfterCloseFails(t *testing.T) {
 // order, ending with the last one.
 func TestListenReportsChangesInOrder(t *testing.T) {
 	t.Parallel()
-	ns := unique(t)
-	ctx := ctxT(t)
-	reader := shared.NewCount(connect(t, zkAddr, ns), countPath, 0)
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
+	reader := shared.NewCount(testkit.Connect(t, zkAddr, ns), countPath, 0)
 	defer reader.Close()
 	if err := reader.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -254,14 +240,14 @@ func TestListenReportsChangesInOrder(t *testing.T) {
 	seen := make(chan int, 2*last)
 	cancel := reader.Listen(func(v int) { seen <- v })
 	defer cancel()
-	writer := shared.NewCount(connect(t, zkAddr, ns), countPath, 0)
+	writer := shared.NewCount(testkit.Connect(t, zkAddr, ns), countPath, 0)
 	for v := 1; v <= last; v++ {
 		if err := writer.Set(ctx, v); err != nil {
 			t.Fatal(err)
 		}
 	}
 	prev := 0
-	timer := time.NewTimer(deadline)
+	timer := time.NewTimer(testkit.Deadline)
 	defer timer.Stop()
 	for prev != last {
 		select {
@@ -283,8 +269,8 @@ func TestListenReportsChangesInOrder(t *testing.T) {
 // over at 0 (ordering by czxid first).
 func TestFollowsRecreatedNode(t *testing.T) {
 	t.Parallel()
-	c := connect(t, zkAddr, unique(t))
-	ctx := ctxT(t)
+	c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+	ctx := testkit.Ctx(t)
 	n := shared.NewCount(c, countPath, 0)
 	defer n.Close()
 	if err := n.Start(ctx); err != nil {
@@ -312,10 +298,10 @@ func TestFollowsRecreatedNode(t *testing.T) {
 // session, yet the cache catches up with what was written meanwhile.
 func TestWatchCatchesUpAfterSessionLoss(t *testing.T) {
 	t.Parallel()
-	ns := unique(t)
-	ctx := ctxT(t)
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
 	proxy := zktest.NewProxy(t, zkAddr)
-	cut := connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(time.Second))
+	cut := testkit.Connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(time.Second))
 	n := shared.NewCount(cut, countPath, 1)
 	defer n.Close()
 	if err := n.Start(ctx); err != nil {
@@ -328,12 +314,12 @@ func TestWatchCatchesUpAfterSessionLoss(t *testing.T) {
 	if _, err := cut.Create(ctx, "/alive", []byte{}, framework.WithMode(framework.Ephemeral)); err != nil {
 		t.Fatal(err)
 	}
-	other := connect(t, zkAddr, ns)
+	other := testkit.Connect(t, zkAddr, ns)
 	proxy.Cut()
 	if err := shared.NewCount(other, countPath, 1).Set(ctx, 77); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, cut, connstate.Lost)
+	testkit.WaitState(t, cut, connstate.Lost)
 	// Restore only once the server expired the session too, so that the old
 	// connection cannot come back to it with its watch: go-zookeeper v1.0.4
 	// races on Conn.lastZxid when it does.
@@ -345,7 +331,7 @@ func TestWatchCatchesUpAfterSessionLoss(t *testing.T) {
 		if v != 77 {
 			t.Fatalf("listener saw %d, want 77", v)
 		}
-	case <-time.After(deadline):
+	case <-time.After(testkit.Deadline):
 		t.Fatal("listener not called after the session loss")
 	}
 }
@@ -354,8 +340,8 @@ func TestWatchCatchesUpAfterSessionLoss(t *testing.T) {
 // always closes the channel it returned.
 func TestWatchChannelClosesOnChange(t *testing.T) {
 	t.Parallel()
-	c := connect(t, zkAddr, unique(t))
-	ctx := ctxT(t)
+	c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+	ctx := testkit.Ctx(t)
 	n := shared.NewCount(c, countPath, 1)
 	defer n.Close()
 	if err := n.Start(ctx); err != nil {
@@ -368,7 +354,7 @@ func TestWatchChannelClosesOnChange(t *testing.T) {
 	if _, err := c.Set(ctx, countPath, []byte{0, 0, 0, 2}, -1); err != nil {
 		t.Fatal(err)
 	}
-	waitClosed(t, ch, "the Watch channel after a write")
+	testkit.WaitClosed(t, ch, "the Watch channel after a write")
 	if got := n.Value(); got != 2 {
 		t.Fatalf("value %d after the channel closed, want 2", got)
 	}
@@ -386,8 +372,8 @@ func TestWatchChannelClosesOnChange(t *testing.T) {
 // the listener's own goroutine must not be waited for.
 func TestCloseFromListener(t *testing.T) {
 	t.Parallel()
-	c := connect(t, zkAddr, unique(t))
-	ctx := ctxT(t)
+	c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+	ctx := testkit.Ctx(t)
 	n := shared.NewCount(c, countPath, 1)
 	if err := n.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -402,7 +388,7 @@ func TestCloseFromListener(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Deadline):
 		t.Fatal("Close from a listener did not return")
 	}
 	if err := n.Close(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/shared"
 )
 
@@ -17,10 +18,10 @@ func TestGoroutinesDoNotGrowWithChanges(t *testing.T) {
 		changes = 50
 		slack   = 10 // requests and watch deliveries in flight
 	)
-	ns := unique(t)
-	ctx := ctxT(t)
-	admin := shared.NewCount(connect(t, zkAddr, ns), countPath, 0)
-	follower := shared.NewCount(connect(t, zkAddr, ns), countPath, 0)
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
+	admin := shared.NewCount(testkit.Connect(t, zkAddr, ns), countPath, 0)
+	follower := shared.NewCount(testkit.Connect(t, zkAddr, ns), countPath, 0)
 	t.Cleanup(func() { _ = follower.Close() })
 	if err := follower.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -40,7 +41,7 @@ func TestGoroutinesDoNotGrowWithChanges(t *testing.T) {
 	if grown > slack {
 		t.Fatalf("%d goroutines more after %d changes followed, want at most %d", grown, changes, slack)
 	}
-	timer := time.NewTimer(deadline)
+	timer := time.NewTimer(testkit.Deadline)
 	defer timer.Stop()
 	for i := 1; i <= changes; i++ {
 		select {

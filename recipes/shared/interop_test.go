@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gocurator/curator/internal/curatorjava"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/shared"
 )
 
@@ -14,13 +15,13 @@ import (
 // no namespace here, a path unique to the test instead.
 func TestInteropWithCuratorSharedCount(t *testing.T) {
 	t.Parallel()
-	ctx := ctxT(t)
-	base := "/interop/" + unique(t)
-	c := connect(t, zkAddr, "")
+	ctx := testkit.Ctx(t)
+	base := "/interop/" + testkit.Unique(t)
+	c := testkit.Connect(t, zkAddr, "")
 	java := curatorjava.StartDriver(t, zkAddr)
 	event := func(id string, v int) {
 		t.Helper()
-		if err := java.WaitEvent(fmt.Sprintf("count %s %d", id, v), deadline); err != nil {
+		if err := java.WaitEvent(fmt.Sprintf("count %s %d", id, v), testkit.Deadline); err != nil {
 			t.Fatal(err)
 		}
 	}
