@@ -104,7 +104,7 @@ func TestCurator620TwoQuickReconnects(t *testing.T) {
 	for range 2 {
 		changed := cl.StateChanged()
 		proxy.Cut()
-		<-changed
+		testkit.WaitClosed(t, changed, "a state change after the cut")
 		proxy.Restore()
 		testkit.WaitState(t, cl, connstate.Reconnected)
 		testkit.WaitState(t, cw, connstate.Reconnected)
@@ -149,7 +149,7 @@ func sameSet(a, b []string) bool {
 // are gone, and its node is in its client's live session.
 func TestCurator696ExpiredWhileServerDown(t *testing.T) {
 	t.Parallel()
-	srv := zktest.StartServer(t)
+	srv := zktest.StartServer(t) // its own server: the test stops and restarts it
 	ns := testkit.Unique(t)
 	ctx, cancel := context.WithCancel(testkit.Ctx(t))
 	defer cancel()
@@ -275,12 +275,15 @@ func TestCurator644NoResetStorm(t *testing.T) {
 		defer latches[i].Close(ctx)
 	}
 	testkit.Eventually(t, "both candidates", func() bool { return len(testkit.Children(t, c[0], "/e")) == 2 })
+	// The first leader's isLeader is called on the latch's own goroutine:
+	// wait for it, so that the count below is about the flaps only.
+	testkit.Eventually(t, "a leader", func() bool { return isLeader.Load() >= 1 })
 	before := testkit.Children(t, c[0], "/e")
 	for range 3 {
 		for i := range 2 {
 			changed := c[i].StateChanged()
 			p[i].Cut()
-			<-changed
+			testkit.WaitClosed(t, changed, "a state change after the cut")
 			p[i].Restore()
 			testkit.WaitState(t, c[i], connstate.Reconnected)
 		}
