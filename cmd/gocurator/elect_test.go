@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,13 +13,17 @@ import (
 // elect exec runs the command only while the process leads: a second
 // campaigner waits until the first's command exits, then runs its own with
 // a larger token; each side's id is the election's leader while it runs,
-// and nothing is left behind.
+// and nothing is left behind. Each command holds a marker file from its
+// start to its end and fails if it finds another's: an overlap of the two
+// commands cannot go unseen, however the output is read.
 func TestElectExec(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := testkit.Ctx(t)
 	const path = "/elections/scheduler"
-	script := `echo "$GOCURATOR_FENCING_TOKEN"; read x; exit 3`
+	marker := filepath.Join(t.TempDir(), "running")
+	script := `if [ -e '` + marker + `' ]; then echo overlap; exit 9; fi; : > '` + marker + `'; ` +
+		`echo "$GOCURATOR_FENCING_TOKEN"; read x; rm '` + marker + `'; exit 3`
 	first := e.start("--zk", e.zk, "elect", "exec", "--id", "first", path, "--", "sh", "-c", script)
 	t1, err := strconv.ParseInt(first.line(t, "the first token", func(string) bool { return true }), 10, 64)
 	if err != nil {
@@ -37,9 +42,10 @@ func TestElectExec(t *testing.T) {
 	if code := first.wait(t); code != 3 {
 		t.Fatalf("first: exit %d, want the command's 3 (stderr %q)", code, first.stderr.String())
 	}
-	t2, err := strconv.ParseInt(strings.TrimSpace(second.line(t, "the second token", func(string) bool { return true })), 10, 64)
+	line := second.line(t, "the second token", func(string) bool { return true })
+	t2, err := strconv.ParseInt(strings.TrimSpace(line), 10, 64)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("second printed %q (%v), want its token: the commands overlapped?", line, err)
 	}
 	if t2 <= t1 {
 		t.Fatalf("second term's token %d, first's %d", t2, t1)

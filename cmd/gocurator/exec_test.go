@@ -53,8 +53,8 @@ func TestExecTokenAndStatus(t *testing.T) {
 	}
 	// A later holder's token is larger.
 	r := e.run("exec", path, "--", "sh", "-c", `echo $GOCURATOR_FENCING_TOKEN`).ok(t)
-	if later, _ := strconv.ParseInt(strings.TrimSpace(r.stdout), 10, 64); later <= token {
-		t.Fatalf("later token %d, first %d", later, token)
+	if later, err := strconv.ParseInt(strings.TrimSpace(r.stdout), 10, 64); err != nil || later <= token {
+		t.Fatalf("later token %q (%v), first %d", r.stdout, err, token)
 	}
 }
 

@@ -92,7 +92,7 @@ func TestLocksLsMutexWithJavaWaiter(t *testing.T) {
 	if got := <-jgot; got != "true" {
 		t.Fatalf("java acquire: %s", got)
 	}
-	l = e.lsJSON(path)[0]
+	l = only(t, e.lsJSON(path), "locks")
 	if len(l.Holders) != 1 || l.Holders[0].Session != javaSession || len(l.Waiters) != 1 || l.Waiters[0].Session != hex(b.SessionID()) {
 		t.Fatalf("after release: %+v", l)
 	}
@@ -125,7 +125,7 @@ func TestLocksLsReadWrite(t *testing.T) {
 	go func() { r2done <- r2.ReadLock().Acquire(ctx) }()
 	e.waitChildren(path, 3)
 
-	l := e.lsJSON(path)[0]
+	l := only(t, e.lsJSON(path), "locks")
 	if l.Kind != inspect.KindReadWrite || len(l.Holders) != 1 || len(l.Waiters) != 2 {
 		t.Fatalf("got %+v", l)
 	}

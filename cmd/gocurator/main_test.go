@@ -157,7 +157,17 @@ func (e *env) lsJSON(args ...string) []inspect.Lock {
 	return doc.Locks
 }
 
-// children waits until path has n children.
+// only returns the one element of xs, failing the test unless there is
+// exactly one (rather than panic on an index).
+func only[T any](t *testing.T, xs []T, what string) T {
+	t.Helper()
+	if len(xs) != 1 {
+		t.Fatalf("%d %s, want one: %+v", len(xs), what, xs)
+	}
+	return xs[0]
+}
+
+// waitChildren waits until path has n children.
 func (e *env) waitChildren(path string, n int) {
 	e.t.Helper()
 	testkit.Eventually(e.t, fmt.Sprintf("%s has %d children", path, n), func() bool {

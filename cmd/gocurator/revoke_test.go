@@ -29,7 +29,7 @@ func TestRevoke(t *testing.T) {
 	if got := java.MustDo("acquire j 10000"); got != "true" {
 		t.Fatalf("java acquire: %s", got)
 	}
-	node := e.lsJSON("/locks/java")[0].Holders[0].Node
+	node := only(t, only(t, e.lsJSON("/locks/java"), "locks").Holders, "holders").Node
 	r := e.run("revoke", node).ok(t)
 	if !strings.Contains(r.stdout, node+": revocation requested") {
 		t.Fatalf("stdout %q", r.stdout)
@@ -49,7 +49,7 @@ func TestRevoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.run("revoke", plain.Node()).ok(t)
-	if h := e.lsJSON("/locks/plain")[0].Holders[0]; !h.Revoking {
+	if h := only(t, only(t, e.lsJSON("/locks/plain"), "locks").Holders, "holders"); !h.Revoking {
 		t.Fatalf("holder %+v: revoking not shown", h)
 	}
 	e.run("revoke", m.Node()).ok(t)
@@ -89,7 +89,7 @@ func TestBreak(t *testing.T) {
 	if err := <-got; err != nil {
 		t.Fatal(err)
 	}
-	if h := e.lsJSON(path)[0]; len(h.Holders) != 1 || h.Holders[0].Node != m2.Node() || len(h.Waiters) != 0 {
+	if h := only(t, e.lsJSON(path), "locks"); len(h.Holders) != 1 || h.Holders[0].Node != m2.Node() || len(h.Waiters) != 0 {
 		t.Fatalf("after break: %+v", h)
 	}
 	// --yes skips the question.
@@ -202,7 +202,7 @@ func TestOrphans(t *testing.T) {
 		t.Fatalf("second orphan %+v", o)
 	}
 	// locks ls says the holder's session is not connected.
-	if h := e.lsJSON("/locks/orphaned")[0].Holders[0]; h.Connected != inspect.Disconnected {
+	if h := only(t, only(t, e.lsJSON("/locks/orphaned"), "locks").Holders, "holders"); h.Connected != inspect.Disconnected {
 		t.Fatalf("holder %+v", h)
 	}
 	_ = live.Release(ctx)
