@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/gocurator/curator/zktest"
 )
 
 // The loop records what Latency gives (the election's fail-over) in place
@@ -79,7 +77,6 @@ func TestElectionTarget(t *testing.T) {
 // Both sides of the election row run against a real server and report a
 // fail-over for every measured term.
 func TestElectionRow(t *testing.T) {
-	srv := zktest.StartServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := CuratorReady(); err != nil {
@@ -94,7 +91,7 @@ func TestElectionRow(t *testing.T) {
 		t.Fatal("no Curator election workload")
 	}
 	for _, impl := range []string{ImplOurs, ImplCurator} {
-		cfg := Config{Servers: srv.Addr(), Path: PathFor(Scenario{Name: Election, Clients: 2}, impl), Clients: 2,
+		cfg := Config{Servers: zkAddr, Path: PathFor(Scenario{Name: Election, Clients: 2}, impl), Clients: 2,
 			Hold: ElectionHold, Warmup: 500 * time.Millisecond, Measure: time.Second}
 		var (
 			r   Result

@@ -3,7 +3,11 @@ package bench
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/gocurator/curator/internal/testkit"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// zkAddr is the package's ZooKeeper server, started by TestMain for the
+// tests that need a plain one.
+var zkAddr string
+
+func TestMain(m *testing.M) { testkit.Main(m, &zkAddr) }

@@ -12,6 +12,8 @@ import (
 // A short metered run through a delayed proxy: the server's counters, the
 // request trace, the client's CPU and allocations all reach the rows.
 func TestPlanMetersAScenario(t *testing.T) {
+	// Its own server: the request trace needs the server's JVM options,
+	// and the meter reads server-wide counters.
 	srv, err := zktest.Launch(zktest.WithBaseDir(t.TempDir()), zktest.WithJVMArgs(TraceJVMArgs...))
 	if err != nil {
 		t.Fatal(err)
