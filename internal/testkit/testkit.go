@@ -8,7 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -139,4 +143,98 @@ func (w withServer) Run() int {
 	defer srv.Close()
 	*w.addr = srv.ConnectString()
 	return w.m.Run()
+}
+
+// FourLetterWord sends cmd (wchc, wchp, mntr, ...) to the server at addr
+// (host:port) and returns its whole answer.
+func FourLetterWord(addr, cmd string) (string, error) {
+	conn, err := net.DialTimeout("tcp", addr, 3*time.Second)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", cmd, addr, err)
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(3 * time.Second)); err != nil {
+		return "", fmt.Errorf("%s %s: %w", cmd, addr, err)
+	}
+	if _, err := io.WriteString(conn, cmd); err != nil {
+		return "", fmt.Errorf("%s %s: %w", cmd, addr, err)
+	}
+	b, err := io.ReadAll(conn)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", cmd, addr, err)
+	}
+	return string(b), nil
+}
+
+// SessionWatches returns the full paths (namespace included) on which the
+// server at addr holds a data watch of session id, from wchc: the watches
+// of a test's own clients, which a count stays exact for on a server other
+// tests share. (wchc lists data watches only, as wchs counts them: those
+// of getData and exists, not of getChildren.)
+func SessionWatches(t testing.TB, addr string, id int64) []string {
+	t.Helper()
+	out, err := FourLetterWord(addr, "wchc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parseWchc(out)[id]
+}
+
+// parseWchc reads wchc's answer: a line "0x<session>" per session, then
+// the paths it watches, indented.
+func parseWchc(out string) map[int64][]string {
+	w := map[int64][]string{}
+	var (
+		cur int64
+		in  bool
+	)
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimRight(line, "\r")
+		switch trimmed := strings.TrimSpace(line); {
+		case strings.HasPrefix(line, "0x"):
+			id, err := strconv.ParseUint(strings.TrimPrefix(trimmed, "0x"), 16, 64)
+			cur, in = int64(id), err == nil
+		case in && strings.HasPrefix(trimmed, "/"):
+			w[cur] = append(w[cur], trimmed)
+		}
+	}
+	return w
+}
+
+// WatchCount returns how many data watches the sessions of clients hold
+// on the server at addr (see SessionWatches).
+func WatchCount(t testing.TB, addr string, clients ...*framework.Client) int {
+	t.Helper()
+	out, err := FourLetterWord(addr, "wchc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parseWchc(out)
+	n := 0
+	for _, c := range clients {
+		n += len(w[c.SessionID()])
+	}
+	return n
+}
+
+// AwaitWatch waits until c's session holds a data watch on path (c's
+// namespace added) on the server at addr: the server-side sign that a
+// waiter has set its watch and decided to wait.
+func AwaitWatch(t testing.TB, addr string, c *framework.Client, path string) {
+	t.Helper()
+	full := FullPath(c, path)
+	Eventually(t, fmt.Sprintf("session 0x%x watches %s", c.SessionID(), full), func() bool {
+		return slices.Contains(SessionWatches(t, addr, c.SessionID()), full)
+	})
+}
+
+// FullPath returns path as the server sees it: with c's namespace.
+func FullPath(c *framework.Client, path string) string {
+	if ns := c.Namespace(); ns != "" {
+		if path == "/" {
+			return "/" + ns
+		}
+		return "/" + ns + path
+	}
+	return path
 }

@@ -2,12 +2,17 @@ package locking_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log"
 	"strings"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locking"
 )
+
+// zkAddr is the ZooKeeper address, such as "127.0.0.1:2181" (here: the
+// test server's).
 
 // leaderDriver is a custom recipe: the oldest "leader-" node leads, every
 // other candidate watches the one just ahead of it. Three methods are all a
@@ -39,26 +44,29 @@ func (leaderDriver) GetsTheLock(sorted []string, own string, _ int) (locking.Ver
 // A custom recipe built on the shared loop: leader election.
 func Example_customRecipe() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, "127.0.0.1:2181")
+	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-custom"))
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	defer c.Close()
 
 	election := locking.New(c, "/services/billing/leader", leaderDriver{})
 	hold, err := election.Acquire(ctx, true) // blocks until we lead
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	defer hold.Release(context.Background())
-	fmt.Println("leading as", strings.TrimPrefix(hold.Node(), "/services/billing/leader/"))
-	select {
-	case <-hold.Done(): // leadership lost with the connection
-		fmt.Println("lost:", hold.Err())
-	case <-ctx.Done():
+	_, name := framework.SplitPath(hold.Node())
+	fmt.Println("leading as", strings.TrimRight(framework.StripProtected(name), "0123456789"), "...")
+	// ... lead until hold.Done() closes (leadership lost with the
+	// connection: hold.Err() says why) or until done leading:
+	if err := hold.Release(ctx); err != nil {
+		log.Fatal(err)
 	}
+	<-hold.Done()
+	fmt.Println("resigned:", errors.Is(hold.Err(), locking.ErrNotHeld))
+	// Output:
+	// leading as leader- ...
+	// resigned: true
 }
 
 // The predicate for the standard recipes, evaluated on a listing.

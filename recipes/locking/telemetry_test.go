@@ -3,7 +3,6 @@ package locking_test
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,18 +19,17 @@ import (
 )
 
 func TestTelemetry(t *testing.T) {
-	srv := zktest.StartServer(t)
 	t.Run("contended", func(t *testing.T) {
 		t.Parallel()
-		testTelemetryContended(t, srv.ConnectString())
+		testTelemetryContended(t, zkAddr)
 	})
 	t.Run("partition", func(t *testing.T) {
 		t.Parallel()
-		testTelemetryPartition(t, srv.ConnectString())
+		testTelemetryPartition(t, zkAddr)
 	})
 	t.Run("revocation", func(t *testing.T) {
 		t.Parallel()
-		testTelemetryRevocation(t, srv)
+		testTelemetryRevocation(t, zkAddr)
 	})
 }
 
@@ -253,8 +251,7 @@ func testTelemetryPartition(t *testing.T, addr string) {
 
 // A revocable hold asked to release counts a loss "revoked"; one whose node
 // is deleted under it, "node_deleted"; the release that follows neither.
-func testTelemetryRevocation(t *testing.T, srv *zktest.Server) {
-	addr := srv.ConnectString()
+func testTelemetryRevocation(t *testing.T, addr string) {
 	tel := oteltest.New(t)
 	ns := testkit.Unique(t)
 	ctx := testkit.Ctx(t)
@@ -286,10 +283,7 @@ func testTelemetryRevocation(t *testing.T, srv *zktest.Server) {
 	watching := make(chan struct{})
 	locking.WatchRevocation(h, func() { close(watching) })
 	// The node is deleted once the revocation watch is on it.
-	testkit.Eventually(t, "the revocation watch", func() bool {
-		wchp, err := srv.FourLetterWord("wchp")
-		return err == nil && strings.Contains(wchp, "/"+ns+h.Node()+"\n")
-	})
+	testkit.AwaitWatch(t, addr, c, h.Node())
 	if err := admin.Delete(ctx, h.Node()); err != nil {
 		t.Fatal(err)
 	}

@@ -14,14 +14,14 @@ import (
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/curatorjava"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/mutex"
 	"github.com/gocurator/curator/zktest"
 )
 
 // Local hand-over (lock cohorting), each case on one server.
 func TestLocalHandover(t *testing.T) {
-	srv := server(t)
-	addr := srv.ConnectString()
+	addr := zkAddr
 	t.Run("exclusion and tokens", func(t *testing.T) { testCohortExclusion(t, addr) })
 	t.Run("fairness bound", func(t *testing.T) { testCohortFairness(t, addr) })
 	t.Run("token shared locally, greater across processes", func(t *testing.T) { testCohortTokens(t, addr) })
@@ -46,7 +46,7 @@ type grant struct {
 // client in the ZooKeeper queue; far fewer ZooKeeper holds than
 // acquisitions; nothing left behind.
 func testCohortExclusion(t *testing.T, addr string) {
-	ns := namespace(t)
+	ns := testkit.Unique(t)
 	const clients, perClient, total = 4, 16, 1200
 	var (
 		acquired atomic.Int32
@@ -55,10 +55,9 @@ func testCohortExclusion(t *testing.T, addr string) {
 		maxNodes atomic.Int32
 		wg       sync.WaitGroup
 	)
-	errc := make(chan error, clients*perClient)
-	observer := connect(t, addr, ns)
+	observer := testkit.Connect(t, addr, ns)
 	for i := 0; i < clients; i++ {
-		c := connect(t, addr, ns)
+		c := testkit.Connect(t, addr, ns)
 		for j := 0; j < perClient; j++ {
 			m := mutex.New(c, lockPath, mutex.WithLocalHandover(16))
 			wg.Add(1)
@@ -67,14 +66,14 @@ func testCohortExclusion(t *testing.T, addr string) {
 				ctx := context.Background()
 				for acquired.Load() < total {
 					if err := m.Acquire(ctx); err != nil {
-						errc <- err
+						t.Error(err)
 						return
 					}
 					n := acquired.Add(1)
 					// The marker must not exist when a holder makes it, and
 					// only a holder whose node exists can make it.
 					if _, err := m.FencedMulti(ctx, framework.CreateOp("/marker", nil, framework.Ephemeral)); err != nil {
-						errc <- fmt.Errorf("acquisition %d: marker: %w", n, err)
+						t.Errorf("acquisition %d: marker: %v", n, err)
 					}
 					mu.Lock()
 					grants = append(grants, grant{client: i, token: m.FencingToken()})
@@ -82,17 +81,17 @@ func testCohortExclusion(t *testing.T, addr string) {
 					if n%50 == 0 {
 						kids, _, err := observer.Children(ctx, lockPath)
 						if err != nil {
-							errc <- err
+							t.Error(err)
 						}
 						if k := int32(len(kids)); k > maxNodes.Load() {
 							maxNodes.Store(k)
 						}
 					}
 					if err := c.Delete(ctx, "/marker"); err != nil {
-						errc <- fmt.Errorf("acquisition %d: delete marker: %w", n, err)
+						t.Errorf("acquisition %d: delete marker: %v", n, err)
 					}
 					if err := m.Release(ctx); err != nil {
-						errc <- err
+						t.Error(err)
 						return
 					}
 				}
@@ -100,10 +99,6 @@ func testCohortExclusion(t *testing.T, addr string) {
 		}
 	}
 	wg.Wait()
-	close(errc)
-	for err := range errc {
-		t.Error(err)
-	}
 	// Tokens: one run of equal tokens per ZooKeeper hold, runs in
 	// increasing order, each run inside one client.
 	runs := 0
@@ -126,7 +121,7 @@ func testCohortExclusion(t *testing.T, addr string) {
 		t.Errorf("%d nodes in the queue, want at most one per client (%d)", k, clients)
 	}
 	t.Logf("%d acquisitions, %d ZooKeeper holds, at most %d nodes queued", len(grants), runs, maxNodes.Load())
-	eventually(t, "no lock node left", func() bool { return len(children(t, observer, lockPath)) == 0 })
+	testkit.Eventually(t, "no lock node left", func() bool { return len(testkit.Children(t, observer, lockPath)) == 0 })
 }
 
 // A handle of another process, once its node is queued, sees at most max+1
@@ -134,17 +129,16 @@ func testCohortExclusion(t *testing.T, addr string) {
 // (granted before or after it queued) hands over at most max times, and the
 // cohort's next node queues behind it.
 func testCohortFairness(t *testing.T, addr string) {
-	ns := namespace(t)
+	ns := testkit.Unique(t)
 	const max = 3
-	a := connect(t, addr, ns)
-	b := connect(t, addr, ns)
+	a := testkit.Connect(t, addr, ns)
+	b := testkit.Connect(t, addr, ns)
 	var (
 		counting atomic.Bool
 		after    atomic.Int32
 		stop     atomic.Bool
 		wg       sync.WaitGroup
 	)
-	errc := make(chan error, 8)
 	for i := 0; i < 4; i++ {
 		m := mutex.New(a, lockPath, mutex.WithLocalHandover(max))
 		wg.Add(1)
@@ -153,7 +147,7 @@ func testCohortFairness(t *testing.T, addr string) {
 			ctx := context.Background()
 			for !stop.Load() {
 				if err := m.Acquire(ctx); err != nil {
-					errc <- err
+					t.Error(err)
 					return
 				}
 				if counting.Load() {
@@ -161,20 +155,24 @@ func testCohortFairness(t *testing.T, addr string) {
 				}
 				time.Sleep(time.Millisecond) // a critical section
 				if err := m.Release(ctx); err != nil {
-					errc <- err
+					t.Error(err)
 					return
 				}
 			}
 		}()
 	}
-	eventually(t, "the cohort holds", func() bool { return len(children(t, b, lockPath)) >= 1 })
+	testkit.Eventually(t, "the cohort holds", func() bool { return len(testkit.Children(t, b, lockPath)) >= 1 })
 	other := mutex.New(b, lockPath)
 	got := make(chan error, 1)
-	go func() { got <- other.Acquire(ctxT(t)) }()
+	go func() { got <- other.Acquire(testkit.Ctx(t)) }()
 	// B's node is in the queue (the server says so) before counting starts.
-	eventually(t, "B queued", func() bool {
-		for _, n := range children(t, b, lockPath) {
-			if ps, _ := other.Participants(ctxT(t)); len(ps) >= 2 && ps[len(ps)-1] == lockPath+"/"+n {
+	testkit.Eventually(t, "B queued", func() bool {
+		for _, n := range testkit.Children(t, b, lockPath) {
+			st, err := b.Exists(testkit.Ctx(t), lockPath+"/"+n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st != nil && st.EphemeralOwner == b.SessionID() {
 				return true
 			}
 		}
@@ -186,30 +184,26 @@ func testCohortFairness(t *testing.T, addr string) {
 	}
 	counting.Store(false)
 	n := after.Load()
-	if err := other.Release(ctxT(t)); err != nil {
+	if err := other.Release(testkit.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	stop.Store(true)
 	wg.Wait()
-	close(errc)
-	for err := range errc {
-		t.Error(err)
-	}
 	if n > max+1 {
 		t.Fatalf("%d holds of the cohort began while B waited, want at most max+1 = %d", n, max+1)
 	}
 	t.Logf("%d cohort holds began while B waited (bound %d)", n, max+1)
-	eventually(t, "no lock node left", func() bool { return len(children(t, b, lockPath)) == 0 })
+	testkit.Eventually(t, "no lock node left", func() bool { return len(testkit.Children(t, b, lockPath)) == 0 })
 }
 
 // A local successor has its predecessor's token and node; a holder in
 // another process after them has a greater token, and the old holders'
 // fenced writes are rejected.
 func testCohortTokens(t *testing.T, addr string) {
-	ns := namespace(t)
-	a := connect(t, addr, ns)
-	b := connect(t, addr, ns)
-	ctx := ctxT(t)
+	ns := testkit.Unique(t)
+	a := testkit.Connect(t, addr, ns)
+	b := testkit.Connect(t, addr, ns)
+	ctx := testkit.Ctx(t)
 	h1 := mutex.New(a, lockPath, mutex.WithLocalHandover(4))
 	h2 := mutex.New(a, lockPath, mutex.WithLocalHandover(4))
 	if err := h1.Acquire(ctx); err != nil {
@@ -222,7 +216,7 @@ func testCohortTokens(t *testing.T, addr string) {
 	}
 	waiting := make(chan error, 1)
 	go func() { waiting <- h2.Acquire(ctx) }()
-	eventually(t, "h2 queued locally", func() bool { return cohortQueued(h2) })
+	testkit.Eventually(t, "h2 queued locally", func() bool { return cohortQueued(h2) })
 	if err := h1.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +232,7 @@ func testCohortTokens(t *testing.T, addr string) {
 	other := mutex.New(b, lockPath)
 	got := make(chan error, 1)
 	go func() { got <- other.Acquire(ctx) }()
-	eventually(t, "B queued", func() bool { return len(children(t, b, lockPath)) == 2 })
+	testkit.Eventually(t, "B queued", func() bool { return len(testkit.Children(t, b, lockPath)) == 2 })
 	if err := h2.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -263,10 +257,10 @@ func cohortQueued(m *mutex.Mutex) bool { return m.LocalWaiters() > 0 }
 // A handle that gives up while queued locally leaves the local queue; the
 // node stays while another local waiter wants it and goes with the last.
 func testCohortCancel(t *testing.T, addr string) {
-	ns := namespace(t)
-	a := connect(t, addr, ns)
-	b := connect(t, addr, ns)
-	ctx := ctxT(t)
+	ns := testkit.Unique(t)
+	a := testkit.Connect(t, addr, ns)
+	b := testkit.Connect(t, addr, ns)
+	ctx := testkit.Ctx(t)
 	holder := mutex.New(b, lockPath)
 	if err := holder.Acquire(ctx); err != nil {
 		t.Fatal(err)
@@ -279,21 +273,25 @@ func testCohortCancel(t *testing.T, addr string) {
 	r1, r2 := make(chan error, 1), make(chan error, 1)
 	go func() { r1 <- h1.Acquire(ctx1) }()
 	go func() { r2 <- h2.Acquire(ctx2) }()
-	eventually(t, "one node for the two local waiters", func() bool { return len(children(t, b, lockPath)) == 2 })
+	var before []string
+	testkit.Eventually(t, "one node for the two local waiters", func() bool {
+		before = testkit.Children(t, b, lockPath)
+		return len(before) == 2 && h2.LocalWaiters() == 2
+	})
 	cancel1()
 	if err := <-r1; !errors.Is(err, context.Canceled) {
 		t.Fatalf("h1: %v, want context.Canceled", err)
 	}
-	// The cohort's node still waits for h2: two nodes, and after the
-	// holder's release h2 holds.
-	if n := len(children(t, b, lockPath)); n != 2 {
-		t.Fatalf("%d nodes after the first local waiter left, want 2", n)
+	// The cohort's node still waits for h2: the same two nodes (a failed
+	// acquire deletes a node before it returns), and h2 still queued.
+	if after := testkit.Children(t, b, lockPath); fmt.Sprint(after) != fmt.Sprint(before) || h2.LocalWaiters() != 1 {
+		t.Fatalf("after the first local waiter left: nodes %v (before %v), %d local waiters; want the same nodes and 1", after, before, h2.LocalWaiters())
 	}
 	cancel2()
 	if err := <-r2; !errors.Is(err, context.Canceled) {
 		t.Fatalf("h2: %v, want context.Canceled", err)
 	}
-	eventually(t, "the cohort's node gone with its last waiter", func() bool { return len(children(t, b, lockPath)) == 1 })
+	testkit.Eventually(t, "the cohort's node gone with its last waiter", func() bool { return len(testkit.Children(t, b, lockPath)) == 1 })
 	if err := holder.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -304,16 +302,16 @@ func testCohortCancel(t *testing.T, addr string) {
 	if err := h1.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "no lock node left", func() bool { return len(children(t, b, lockPath)) == 0 })
+	testkit.Eventually(t, "no lock node left", func() bool { return len(testkit.Children(t, b, lockPath)) == 0 })
 }
 
 // TryAcquire never waits: false when another process holds or a local
 // handle holds or waits, with no node left; true when the lock is free.
 func testCohortTry(t *testing.T, addr string) {
-	ns := namespace(t)
-	a := connect(t, addr, ns)
-	b := connect(t, addr, ns)
-	ctx := ctxT(t)
+	ns := testkit.Unique(t)
+	a := testkit.Connect(t, addr, ns)
+	b := testkit.Connect(t, addr, ns)
+	ctx := testkit.Ctx(t)
 	holder := mutex.New(b, lockPath)
 	if err := holder.Acquire(ctx); err != nil {
 		t.Fatal(err)
@@ -323,7 +321,7 @@ func testCohortTry(t *testing.T, addr string) {
 	if ok, err := h1.TryAcquire(ctx); ok || err != nil {
 		t.Fatalf("TryAcquire while another process holds: %v, %v", ok, err)
 	}
-	if n := len(children(t, b, lockPath)); n != 1 {
+	if n := len(testkit.Children(t, b, lockPath)); n != 1 {
 		t.Fatalf("%d nodes after a failed TryAcquire, want 1", n)
 	}
 	if err := holder.Release(ctx); err != nil {
@@ -344,15 +342,15 @@ func testCohortTry(t *testing.T, addr string) {
 	if err := h2.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "no lock node left", func() bool { return len(children(t, b, lockPath)) == 0 })
+	testkit.Eventually(t, "no lock node left", func() bool { return len(testkit.Children(t, b, lockPath)) == 0 })
 }
 
 // Reentrancy is per handle: a second Acquire of the holder counts; another
 // local handle waits until the last Release, then holds with no new node.
 func testCohortReentrant(t *testing.T, addr string) {
-	ns := namespace(t)
-	a := connect(t, addr, ns)
-	ctx := ctxT(t)
+	ns := testkit.Unique(t)
+	a := testkit.Connect(t, addr, ns)
+	ctx := testkit.Ctx(t)
 	h1 := mutex.New(a, lockPath, mutex.WithLocalHandover(4))
 	h2 := mutex.New(a, lockPath, mutex.WithLocalHandover(4))
 	for i := 0; i < 2; i++ {
@@ -363,11 +361,14 @@ func testCohortReentrant(t *testing.T, addr string) {
 	node := h1.Node()
 	got := make(chan error, 1)
 	go func() { got <- h2.Acquire(ctx) }()
+	testkit.Eventually(t, "h2 queued locally", func() bool { return cohortQueued(h2) })
 	if err := h1.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if !h1.IsHeld() || h2.IsHeld() {
-		t.Fatalf("after one of two releases: h1 held %v, h2 held %v", h1.IsHeld(), h2.IsHeld())
+	// A hand-over takes the waiter off the local queue within Release:
+	// h2 still queued is the evidence that it was not handed the hold.
+	if !h1.IsHeld() || h2.IsHeld() || h2.LocalWaiters() != 1 {
+		t.Fatalf("after one of two releases: h1 held %v, h2 held %v, %d local waiters", h1.IsHeld(), h2.IsHeld(), h2.LocalWaiters())
 	}
 	if err := h1.Release(ctx); err != nil {
 		t.Fatal(err)
@@ -375,7 +376,7 @@ func testCohortReentrant(t *testing.T, addr string) {
 	if err := <-got; err != nil {
 		t.Fatal(err)
 	}
-	if h2.Node() != node && len(children(t, a, lockPath)) != 1 {
+	if h2.Node() != node && len(testkit.Children(t, a, lockPath)) != 1 {
 		t.Fatalf("h2 holds %s, want %s or a fresh node alone", h2.Node(), node)
 	}
 	if err := h2.Release(ctx); err != nil {
@@ -384,21 +385,21 @@ func testCohortReentrant(t *testing.T, addr string) {
 	if err := h2.Release(ctx); !errors.Is(err, mutex.ErrNotHeld) {
 		t.Fatalf("second Release: %v, want ErrNotHeld", err)
 	}
-	eventually(t, "no lock node left", func() bool { return len(children(t, a, lockPath)) == 0 })
+	testkit.Eventually(t, "no lock node left", func() bool { return len(testkit.Children(t, a, lockPath)) == 0 })
 }
 
 func testCohortInvalid(t *testing.T, addr string) {
-	a := connect(t, addr, namespace(t))
+	a := testkit.Connect(t, addr, testkit.Unique(t))
 	for _, max := range []int{0, -1} {
 		m := mutex.New(a, lockPath, mutex.WithLocalHandover(max))
-		if err := m.Acquire(ctxT(t)); !errors.Is(err, framework.ErrInvalidOption) {
+		if err := m.Acquire(testkit.Ctx(t)); !errors.Is(err, framework.ErrInvalidOption) {
 			t.Errorf("WithLocalHandover(%d): Acquire: %v, want ErrInvalidOption", max, err)
 		}
 	}
 	// An option that another would undo is refused, not dropped: a
 	// revocable mutex's nodes carry empty data.
 	m := mutex.New(a, lockPath, mutex.Revocable(func(*mutex.Mutex) {}), mutex.WithData([]byte("x")))
-	if err := m.Acquire(ctxT(t)); !errors.Is(err, framework.ErrInvalidOption) {
+	if err := m.Acquire(testkit.Ctx(t)); !errors.Is(err, framework.ErrInvalidOption) {
 		t.Errorf("Revocable with WithData: Acquire: %v, want ErrInvalidOption", err)
 	}
 }
@@ -406,13 +407,13 @@ func testCohortInvalid(t *testing.T, addr string) {
 // The client's Close ends the local holder's hold and fails its local
 // waiters with framework.ErrClosed.
 func testCohortClose(t *testing.T, addr string) {
-	ns := namespace(t)
-	a, err := framework.Connect(ctxT(t), addr, framework.WithNamespace(ns))
+	ns := testkit.Unique(t)
+	a, err := framework.Connect(testkit.Ctx(t), addr, framework.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := connect(t, addr, ns)
-	ctx := ctxT(t)
+	b := testkit.Connect(t, addr, ns)
+	ctx := testkit.Ctx(t)
 	h1 := mutex.New(a, lockPath, mutex.WithLocalHandover(4))
 	h2 := mutex.New(a, lockPath, mutex.WithLocalHandover(4))
 	if err := h1.Acquire(ctx); err != nil {
@@ -420,29 +421,29 @@ func testCohortClose(t *testing.T, addr string) {
 	}
 	got := make(chan error, 1)
 	go func() { got <- h2.Acquire(ctx) }()
-	eventually(t, "h2 queued locally", func() bool { return cohortQueued(h2) })
+	testkit.Eventually(t, "h2 queued locally", func() bool { return cohortQueued(h2) })
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	waitClosed(t, h1.Done(), "h1's Done after Close")
+	testkit.WaitClosed(t, h1.Done(), "h1's Done after Close")
 	if err := h1.Err(); !errors.Is(err, framework.ErrClosed) {
 		t.Fatalf("h1.Err: %v, want ErrClosed", err)
 	}
 	if err := <-got; !errors.Is(err, framework.ErrClosed) {
 		t.Fatalf("h2.Acquire: %v, want ErrClosed", err)
 	}
-	eventually(t, "no lock node left", func() bool { return len(children(t, b, lockPath)) == 0 })
+	testkit.Eventually(t, "no lock node left", func() bool { return len(testkit.Children(t, b, lockPath)) == 0 })
 }
 
 // A connection cut mid-hold: the local holder's Done closes with
 // ErrLockLost, its local waiters fail with ErrLockLost, and once the
 // connection is back nothing is left behind.
 func testCohortLoss(t *testing.T, addr string) {
-	ns := namespace(t)
+	ns := testkit.Unique(t)
 	proxy := zktest.NewProxy(t, addr)
-	a := connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(4*time.Second))
-	b := connect(t, addr, ns)
-	ctx := ctxT(t)
+	a := testkit.Connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(4*time.Second))
+	b := testkit.Connect(t, addr, ns)
+	ctx := testkit.Ctx(t)
 	h1 := mutex.New(a, lockPath, mutex.WithLocalHandover(4))
 	waiters := make([]*mutex.Mutex, 3)
 	got := make(chan error, len(waiters))
@@ -453,9 +454,9 @@ func testCohortLoss(t *testing.T, addr string) {
 		waiters[i] = mutex.New(a, lockPath, mutex.WithLocalHandover(4))
 		go func() { got <- waiters[i].Acquire(ctx) }()
 	}
-	eventually(t, "waiters queued locally", func() bool { return waiters[0].LocalWaiters() == len(waiters) })
+	testkit.Eventually(t, "waiters queued locally", func() bool { return waiters[0].LocalWaiters() == len(waiters) })
 	proxy.Cut()
-	waitClosed(t, h1.Done(), "the local holder's Done after the cut")
+	testkit.WaitClosed(t, h1.Done(), "the local holder's Done after the cut")
 	if err := h1.Err(); !errors.Is(err, mutex.ErrLockLost) {
 		t.Fatalf("h1.Err: %v, want ErrLockLost", err)
 	}
@@ -465,7 +466,7 @@ func testCohortLoss(t *testing.T, addr string) {
 		}
 	}
 	proxy.Restore()
-	eventually(t, "no lock node left", func() bool { return len(children(t, b, lockPath)) == 0 })
+	testkit.Eventually(t, "no lock node left", func() bool { return len(testkit.Children(t, b, lockPath)) == 0 })
 	// The handles work again once the connection is back.
 	if err := waiters[0].Acquire(ctx); err != nil {
 		t.Fatal(err)
@@ -478,21 +479,21 @@ func testCohortLoss(t *testing.T, addr string) {
 // A cohort is one ordinary participant to Apache Curator: a Java
 // InterProcessMutex contending with 8 local-hand-over handles of one Go
 // client sees at most two nodes (its own and the cohort's), gets the lock
-// in its turn again and again, and never while a Go handle holds (a Go
-// holder keeps a marker node for its whole hold; Java looks for it while it
-// holds).
+// in its turn again and again, and never while a Go handle holds (every
+// holder keeps one marker node for its whole hold, a client of the test's
+// own for Java's: the other side's create of it fails while it lasts).
 func TestLocalHandoverInteropWithCurator(t *testing.T) {
-	srv := server(t)
-	java := curatorjava.StartDriver(t, srv.ConnectString())
-	c := connect(t, srv.ConnectString(), "")
-	ctx := ctxT(t)
-	path := "/interop/cohort"
+	java := curatorjava.StartDriver(t, zkAddr)
+	c := testkit.Connect(t, zkAddr, "")
+	witness := testkit.Connect(t, zkAddr, "") // marks Java's holds
+	ctx := testkit.Ctx(t)
+	path := "/interop/" + testkit.Unique(t)
+	marker := path + "-marker" // outside the lock's directory
 	java.MustDo("mutex j " + path)
 	var (
 		stop atomic.Bool
 		wg   sync.WaitGroup
 	)
-	errc := make(chan error, 16)
 	for i := 0; i < 8; i++ {
 		m := mutex.New(c, path, mutex.WithLocalHandover(4))
 		wg.Add(1)
@@ -500,52 +501,51 @@ func TestLocalHandoverInteropWithCurator(t *testing.T) {
 			defer wg.Done()
 			for !stop.Load() {
 				if err := m.Acquire(ctx); err != nil {
-					errc <- err
+					t.Error(err)
 					return
 				}
-				if _, err := m.FencedMulti(ctx, framework.CreateOp("/interop/marker", nil, framework.Ephemeral)); err != nil {
-					errc <- fmt.Errorf("marker: %w", err)
+				if _, err := m.FencedMulti(ctx, framework.CreateOp(marker, nil, framework.Ephemeral)); err != nil {
+					t.Errorf("marker: %v", err)
 				}
-				if err := c.Delete(ctx, "/interop/marker"); err != nil {
-					errc <- err
+				if err := c.Delete(ctx, marker); err != nil {
+					t.Error(err)
 				}
 				if err := m.Release(ctx); err != nil {
-					errc <- err
+					t.Error(err)
 					return
 				}
 			}
 		}()
 	}
-	eventually(t, "the cohort holds", func() bool { return len(children(t, c, path)) >= 1 })
+	testkit.Eventually(t, "the cohort holds", func() bool { return len(testkit.Children(t, c, path)) >= 1 })
 	for round := 0; round < 10; round++ {
 		if got := java.MustDo("acquire j 20000"); got != "true" {
 			t.Fatalf("round %d: Java acquire: %s", round, got)
 		}
-		if st, err := c.Exists(ctx, "/interop/marker"); err != nil || st != nil {
-			t.Fatalf("round %d: a Go holder's marker exists while Java holds (%v)", round, err)
+		if _, err := witness.Create(ctx, marker, nil, framework.WithMode(framework.Ephemeral)); err != nil {
+			t.Fatalf("round %d: marker of Java's hold: %v (a Go holder's still there?)", round, err)
 		}
 		if n := len(strings.Split(java.MustDo("participants j"), ",")); n > 2 {
 			t.Fatalf("round %d: Curator sees %d participants, want at most 2 (one per process)", round, n)
+		}
+		if err := witness.Delete(ctx, marker); err != nil {
+			t.Fatal(err)
 		}
 		java.MustDo("release j")
 	}
 	stop.Store(true)
 	wg.Wait()
-	close(errc)
-	for err := range errc {
-		t.Error(err)
-	}
-	eventually(t, "no lock node left", func() bool { return len(children(t, c, path)) == 0 })
+	testkit.Eventually(t, "no lock node left", func() bool { return len(testkit.Children(t, c, path)) == 0 })
 }
 
 // With WithPerHolderTokens every local holder has a token of its own:
 // greater than its predecessor's (local or not), and the server rejects an
 // earlier local holder's fenced write.
 func testCohortPerHolderTokens(t *testing.T, addr string) {
-	ns := namespace(t)
-	a := connect(t, addr, ns)
-	b := connect(t, addr, ns)
-	ctx := ctxT(t)
+	ns := testkit.Unique(t)
+	a := testkit.Connect(t, addr, ns)
+	b := testkit.Connect(t, addr, ns)
+	ctx := testkit.Ctx(t)
 	opts := []mutex.Option{mutex.WithLocalHandover(4), mutex.WithPerHolderTokens()}
 	h1, h2 := mutex.New(a, lockPath, opts...), mutex.New(a, lockPath, opts...)
 	if err := h1.Acquire(ctx); err != nil {
@@ -561,7 +561,7 @@ func testCohortPerHolderTokens(t *testing.T, addr string) {
 	}
 	waiting := make(chan error, 1)
 	go func() { waiting <- h2.Acquire(ctx) }()
-	eventually(t, "h2 queued locally", func() bool { return cohortQueued(h2) })
+	testkit.Eventually(t, "h2 queued locally", func() bool { return cohortQueued(h2) })
 	if err := h1.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -581,7 +581,7 @@ func testCohortPerHolderTokens(t *testing.T, addr string) {
 	other := mutex.New(b, lockPath)
 	got := make(chan error, 1)
 	go func() { got <- other.Acquire(ctx) }()
-	eventually(t, "B queued", func() bool { return len(children(t, b, lockPath)) == 2 })
+	testkit.Eventually(t, "B queued", func() bool { return len(testkit.Children(t, b, lockPath)) == 2 })
 	if err := h2.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -601,10 +601,10 @@ func testCohortPerHolderTokens(t *testing.T, addr string) {
 // waits, so the revoker's waiter in another process, queued before the
 // cohort's next node, holds next.
 func testCohortRevocation(t *testing.T, addr string) {
-	ns := namespace(t)
-	a := connect(t, addr, ns)
-	b := connect(t, addr, ns)
-	ctx := ctxT(t)
+	ns := testkit.Unique(t)
+	a := testkit.Connect(t, addr, ns)
+	b := testkit.Connect(t, addr, ns)
+	ctx := testkit.Ctx(t)
 	release := func(m *mutex.Mutex) {
 		if err := m.Release(ctx); err != nil {
 			t.Errorf("release on revocation: %v", err)
@@ -618,11 +618,11 @@ func testCohortRevocation(t *testing.T, addr string) {
 	node := h1.Node()
 	local := make(chan error, 1)
 	go func() { local <- h2.Acquire(ctx) }()
-	eventually(t, "h2 queued locally", func() bool { return cohortQueued(h2) })
+	testkit.Eventually(t, "h2 queued locally", func() bool { return cohortQueued(h2) })
 	other := mutex.New(b, lockPath)
 	got := make(chan error, 1)
 	go func() { got <- other.Acquire(ctx) }()
-	eventually(t, "B queued", func() bool { return len(children(t, b, lockPath)) == 2 })
+	testkit.Eventually(t, "B queued", func() bool { return len(testkit.Children(t, b, lockPath)) == 2 })
 	if err := mutex.Revoke(ctx, b, node); err != nil {
 		t.Fatal(err)
 	}
@@ -644,5 +644,5 @@ func testCohortRevocation(t *testing.T, addr string) {
 	if err := h2.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "no lock node left", func() bool { return len(children(t, b, lockPath)) == 0 })
+	testkit.Eventually(t, "no lock node left", func() bool { return len(testkit.Children(t, b, lockPath)) == 0 })
 }

@@ -1,26 +1,22 @@
 package mutex_test
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/curatorjava"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/mutex"
 )
 
 // Apache Curator's InterProcessMutex (Debian's libcurator-recipes-java, run
 // by a Java driver compiled at test time) and ours contend on one path.
 func TestInteropWithCuratorMutex(t *testing.T) {
-	srv := server(t)
-	java := curatorjava.StartDriver(t, srv.ConnectString())
-	c := connect(t, srv.ConnectString(), "") // no namespace: Java sees full paths
-	ctx := ctxT(t)
+	java := curatorjava.StartDriver(t, zkAddr)
+	c := testkit.Connect(t, zkAddr, "") // no namespace: Java sees full paths
+	ctx := testkit.Ctx(t)
 	path := "/interop/" + strings.ReplaceAll(t.Name(), "/", "_")
 	java.MustDo("mutex j " + path)
 	m := mutex.New(c, path)
@@ -34,7 +30,7 @@ func TestInteropWithCuratorMutex(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- m.Acquire(ctx) }()
-	eventually(t, "Go queued behind Java", func() bool { return len(children(t, c, path)) == 2 })
+	testkit.Eventually(t, "Go queued behind Java", func() bool { return len(testkit.Children(t, c, path)) == 2 })
 	ps, err := m.Participants(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +67,7 @@ func TestInteropWithCuratorMutex(t *testing.T) {
 		got, err := java.Do("acquire j 20000")
 		jdone <- answer{got, err}
 	}()
-	eventually(t, "Java queued behind Go", func() bool { return len(children(t, c, path)) == 2 })
+	testkit.Eventually(t, "Java queued behind Go", func() bool { return len(testkit.Children(t, c, path)) == 2 })
 	if err := m.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -79,35 +75,44 @@ func TestInteropWithCuratorMutex(t *testing.T) {
 		t.Fatalf("java acquire after Go's release: %q, %v", a.got, a.err)
 	}
 	java.MustDo("release j")
-	eventually(t, "no nodes", func() bool { return len(children(t, c, path)) == 0 })
+	testkit.Eventually(t, "no nodes", func() bool { return len(testkit.Children(t, c, path)) == 0 })
 }
 
-// Go and Java handles loop on one path; their holds never overlap.
+// Go and Java handles loop on one path; their holds never overlap. The
+// evidence lasts each whole hold: one marker node, created just after an
+// acquire returns and deleted just before the release (by a client of the
+// test's own for Java's holds), whose create fails if the other side's
+// hold is still on.
 func TestInteropNoOverlap(t *testing.T) {
-	srv := server(t)
-	java := curatorjava.StartDriver(t, srv.ConnectString())
-	c := connect(t, srv.ConnectString(), "")
+	java := curatorjava.StartDriver(t, zkAddr)
+	c := testkit.Connect(t, zkAddr, "")
+	witness := testkit.Connect(t, zkAddr, "") // marks Java's holds
 	path := "/interop/" + strings.ReplaceAll(t.Name(), "/", "_")
+	marker := path + "-marker" // outside the lock's directory
 	java.MustDo("mutex j " + path)
 	const rounds = 40
-	var holders atomic.Int32
+	ctx := testkit.Ctx(t)
 	var wg sync.WaitGroup
-	errc := make(chan error, 4)
 	wg.Add(2)
+	hold := func(who string, c *framework.Client) {
+		if _, err := c.Create(ctx, marker, nil, framework.WithMode(framework.Ephemeral)); err != nil {
+			t.Errorf("%s holds: marker: %v (the other side's hold still on?)", who, err)
+		}
+		if err := c.Delete(ctx, marker); err != nil {
+			t.Errorf("%s: delete marker: %v", who, err)
+		}
+	}
 	go func() { // Java side
 		defer wg.Done()
 		for i := 0; i < rounds; i++ {
 			got, err := java.Do("acquire j 20000")
 			if err != nil || got != "true" {
-				errc <- fmt.Errorf("java acquire: %q %v", got, err)
+				t.Errorf("java acquire: %q %v", got, err)
 				return
 			}
-			if holders.Add(1) != 1 {
-				errc <- errors.New("Java and Go held at once")
-			}
-			holders.Add(-1)
+			hold("Java", witness)
 			if _, err := java.Do("release j"); err != nil {
-				errc <- err
+				t.Error(err)
 				return
 			}
 		}
@@ -116,23 +121,16 @@ func TestInteropNoOverlap(t *testing.T) {
 		defer wg.Done()
 		m := mutex.New(c, path)
 		for i := 0; i < rounds; i++ {
-			if err := m.Acquire(context.Background()); err != nil {
-				errc <- err
+			if err := m.Acquire(ctx); err != nil {
+				t.Error(err)
 				return
 			}
-			if holders.Add(1) != 1 {
-				errc <- errors.New("Go and Java held at once")
-			}
-			holders.Add(-1)
-			if err := m.Release(context.Background()); err != nil {
-				errc <- err
+			hold("Go", c)
+			if err := m.Release(ctx); err != nil {
+				t.Error(err)
 				return
 			}
 		}
 	}()
 	wg.Wait()
-	close(errc)
-	for err := range errc {
-		t.Fatal(err)
-	}
 }

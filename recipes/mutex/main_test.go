@@ -3,7 +3,12 @@ package mutex_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/gocurator/curator/internal/testkit"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// zkAddr is the package's ZooKeeper server, started by TestMain for every
+// test and example; each test works in a namespace of its own
+// (testkit.Unique).
+var zkAddr string
+
+func TestMain(m *testing.M) { testkit.Main(m, &zkAddr) }

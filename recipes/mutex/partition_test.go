@@ -7,6 +7,7 @@ import (
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/mutex"
 	"github.com/gocurator/curator/zktest"
 )
@@ -27,14 +28,14 @@ func TestSilentPartitionEndsHoldBeforeServerExpiry(t *testing.T) {
 		{"standard policy", connstate.StandardPolicy{}},
 	} {
 		t.Run(policy.name, func(t *testing.T) {
-			srv := server(t)
-			ns := namespace(t)
-			proxy := zktest.NewProxy(t, srv.ConnectString())
+
+			ns := testkit.Unique(t)
+			proxy := zktest.NewProxy(t, zkAddr)
 			const session = 3 * time.Second
-			holderClient := connect(t, proxy.Addr(), ns,
+			holderClient := testkit.Connect(t, proxy.Addr(), ns,
 				framework.WithSessionTimeout(session), framework.WithErrorPolicy(policy.p))
-			other := connect(t, srv.ConnectString(), ns)
-			ctx := ctxT(t)
+			other := testkit.Connect(t, zkAddr, ns)
+			ctx := testkit.Ctx(t)
 
 			holder := mutex.New(holderClient, "/lock")
 			if err := holder.Acquire(ctx); err != nil {
@@ -51,11 +52,11 @@ func TestSilentPartitionEndsHoldBeforeServerExpiry(t *testing.T) {
 				}
 				acquired <- time.Now()
 			}()
-			eventually(t, "waiter queued", func() bool { return len(children(t, other, "/lock")) == 2 })
+			testkit.Eventually(t, "waiter queued", func() bool { return len(testkit.Children(t, other, "/lock")) == 2 })
 
 			start := time.Now()
 			proxy.BlackHole()
-			waitClosed(t, holder.Done(), "holder's Done")
+			testkit.WaitClosed(t, holder.Done(), "holder's Done")
 			doneAt := time.Since(start)
 			// Server-side evidence, taken right after Done closed: the
 			// session is still alive, so the lock is still ours alone.
@@ -72,20 +73,18 @@ func TestSilentPartitionEndsHoldBeforeServerExpiry(t *testing.T) {
 			if err := holder.Err(); !errors.Is(err, mutex.ErrLockLost) {
 				t.Fatalf("Err = %v, want ErrLockLost", err)
 			}
+			// The waiter holds only once the server expired the holder's
+			// session, which the check above shows had not happened when
+			// Done closed: no timing is compared, the server's word is
+			// the evidence.
 			var at time.Time
 			select {
 			case at = <-acquired:
-			case <-time.After(deadline):
+			case <-time.After(testkit.Deadline):
 				t.Fatal("waiter never acquired")
 			}
 			t.Logf("partition of a %v session: holder's Done closed after %v, the server gave the lock away after %v",
 				session, doneAt, at.Sub(start))
-			if !at.After(start.Add(doneAt)) {
-				t.Fatalf("waiter acquired %v after the partition, before the holder's Done (%v)", at.Sub(start), doneAt)
-			}
-			if doneAt > session {
-				t.Fatalf("Done closed %v after the partition, later than the session timeout %v", doneAt, session)
-			}
 			if err := waiter.Release(ctx); err != nil {
 				t.Fatal(err)
 			}
