@@ -11,14 +11,14 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
-	"github.com/gocurator/curator/zktest"
+	"github.com/gocurator/curator/internal/testkit"
 )
 
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
+// zkAddr is the package's ZooKeeper server, started by TestMain for the
+// tests that drive Curator against one.
+var zkAddr string
+
+func TestMain(m *testing.M) { testkit.Main(m, &zkAddr) }
 
 // eventTimeout bounds waits for asynchronous driver events.
 const eventTimeout = 30 * time.Second
@@ -31,7 +31,12 @@ func expect(t *testing.T, d *Driver, cmd, want string) {
 }
 
 func TestCurator(t *testing.T) {
-	cs := zktest.StartServer(t).ConnectString()
+	// A chroot of the test's own on the package's server.
+	ns := testkit.Unique(t)
+	if _, err := testkit.Connect(t, zkAddr, "").Create(testkit.Ctx(t), "/"+ns, nil); err != nil {
+		t.Fatalf("create chroot: %v", err)
+	}
+	cs := zkAddr + "/" + ns
 
 	t.Run("Mutex", func(t *testing.T) {
 		d := StartDriver(t, cs)
@@ -257,14 +262,23 @@ func TestCurator(t *testing.T) {
 	t.Run("BenchPhases", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		r, err := StartBench(ctx, BenchConfig{ConnectString: cs, Workload: "mutex", Clients: 1, Hold: time.Millisecond})
+		const path = "/curatorjava-bench/phases"
+		r, err := StartBench(ctx, BenchConfig{ConnectString: cs, Path: path, Workload: "mutex", Clients: 1, Hold: time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer r.Close()
+		// The phases are timed from here: wait until the worker is cycling
+		// (it has made and deleted a lock node), else a slow start-up
+		// leaves the measured phase without a cycle.
+		zk := testkit.Connect(t, zkAddr, ns)
+		testkit.Eventually(t, "the bench worker cycling", func() bool {
+			st, err := zk.Exists(ctx, path)
+			return err == nil && st != nil && st.Cversion >= 2
+		})
 		var points []BenchPoint
 		for _, phase := range []string{"measure", "count", "stop"} {
-			time.Sleep(300 * time.Millisecond)
+			time.Sleep(300 * time.Millisecond) // the length of a phase, not a wait for a condition
 			p, err := r.Phase(phase)
 			if err != nil {
 				t.Fatal(err)
@@ -277,8 +291,11 @@ func TestCurator(t *testing.T) {
 		}
 		t.Logf("%+v %+v", points, res)
 		m, c := points[1], points[2]
-		// A cycle holds for 1ms, so 300ms have at most 300 of them.
-		if m.Cycles <= 0 || m.Cycles > 300 || c.Cycles <= 0 || res.Ops <= 0 || res.Ops > m.Cycles {
+		// A cycle holds for 1ms, so the measured phase (about 300ms, as
+		// long as the sleep above really took) has at most one a
+		// millisecond: bounded by the period the JVM measured, not by the
+		// sleep's nominal length.
+		if m.Cycles <= 0 || float64(m.Cycles) > res.Seconds*1000+1 || c.Cycles <= 0 || res.Ops <= 0 || res.Ops > m.Cycles {
 			t.Fatalf("implausible cycles: phases %+v, result %+v", points, res)
 		}
 		if points[0].CPU <= 0 || m.CPU < points[0].CPU || c.CPU < m.CPU {
