@@ -142,7 +142,7 @@ func (e *Election) Campaign(ctx context.Context) (*Term, error) {
 		case <-stop:
 		}
 	}()
-	h, err := e.l.Acquire(actx, true)
+	h, err := e.l.Acquire(actx)
 	close(stop)
 	<-watcherDone
 	cause := context.Cause(actx)

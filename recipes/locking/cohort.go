@@ -177,7 +177,7 @@ func (co *cohort) acquire(ctx context.Context, wait bool, mayHandOver func() boo
 		// Free here: try ZooKeeper, on this goroutine.
 		co.acquiring = true
 		co.mu.Unlock()
-		g, err := co.l.Acquire(ctx, false)
+		g, err := co.l.acquire(ctx, false)
 		co.mu.Lock()
 		co.acquiring = false
 		if err != nil {
@@ -233,7 +233,7 @@ func (co *cohort) startLocked() {
 	co.stop = stop
 	go func() {
 		defer stop()
-		g, err := co.l.Acquire(ctx, true)
+		g, err := co.l.Acquire(ctx)
 		co.mu.Lock()
 		defer co.mu.Unlock()
 		co.acquiring, co.stop = false, nil

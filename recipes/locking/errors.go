@@ -15,8 +15,10 @@ var (
 	// node deleted by an operator is not watched for (that would cost a
 	// server watch per holder): guard writes with the hold's CheckOp.
 	ErrLockLost = errors.New("curator: lock lost")
-	// ErrWouldBlock is returned by Acquire(ctx, false) when the lock is
-	// held by others; no node is left behind.
+	// ErrWouldBlock is how a driver's Begin (AttemptDriver) or Layout
+	// check says, for a try, that the lock is busy; the loop's TryAcquire
+	// reports that as false, with no node left behind, and so do the
+	// recipes' (busy is not an error).
 	ErrWouldBlock = errors.New("curator: lock is held by others")
 	// ErrNilClient is returned when a recipe was made with a nil client.
 	ErrNilClient = errors.New("curator: nil client")

@@ -51,7 +51,7 @@ func Example_customRecipe() {
 	defer c.Close()
 
 	election := locking.New(c, "/services/billing/leader", leaderDriver{})
-	hold, err := election.Acquire(ctx, true) // blocks until we lead
+	hold, err := election.Acquire(ctx) // blocks until we lead
 	if err != nil {
 		log.Fatal(err)
 	}

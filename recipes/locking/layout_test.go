@@ -71,7 +71,7 @@ type acquired struct {
 func acquireAsync(ctx context.Context, l *locking.Loop) <-chan acquired {
 	out := make(chan acquired, 1)
 	go func() {
-		h, err := l.Acquire(ctx, true)
+		h, err := l.Acquire(ctx)
 		out <- acquired{h, err}
 	}()
 	return out
@@ -145,7 +145,7 @@ func TestLayoutDriver(t *testing.T) {
 		}
 		two := locking.WithMaxLeases(func() int { return 2 })
 		d1 := &slotDriver{}
-		h1, err := locking.New(testkit.Connect(t, own, ns), lockPath, d1, two).Acquire(ctx, true)
+		h1, err := locking.New(testkit.Connect(t, own, ns), lockPath, d1, two).Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,12 +209,12 @@ func TestLayoutDriver(t *testing.T) {
 		ns := testkit.Unique(t)
 		ctx := testkit.Ctx(t)
 		c := testkit.Connect(t, own, ns)
-		h, err := locking.New(c, lockPath, &slotDriver{}).Acquire(ctx, true)
+		h, err := locking.New(c, lockPath, &slotDriver{}).Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := locking.New(c, lockPath, &slotDriver{}).Acquire(ctx, false); !errors.Is(err, locking.ErrWouldBlock) {
-			t.Fatalf("try with the slot taken: %v, want ErrWouldBlock", err)
+		if _, ok, err := locking.New(c, lockPath, &slotDriver{}).TryAcquire(ctx); ok || err != nil {
+			t.Fatalf("try with the slot taken: %v, %v; want busy (false, nil)", ok, err)
 		}
 		if got := testkit.Children(t, c, slotDir); len(got) != 1 {
 			t.Fatalf("children %v after a failed try, want only the holder's", got)
@@ -271,7 +271,7 @@ func TestLayoutDriver(t *testing.T) {
 		ns := testkit.Unique(t)
 		ctx := testkit.Ctx(t)
 		admin := testkit.Connect(t, addr, ns)
-		holder, err := locking.New(admin, lockPath, &slotDriver{}).Acquire(ctx, true)
+		holder, err := locking.New(admin, lockPath, &slotDriver{}).Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -319,7 +319,7 @@ func TestLayoutDriver(t *testing.T) {
 				return boom
 			}
 		})
-		if _, err := locking.New(c, lockPath, d).Acquire(ctx, true); !errors.Is(err, boom) {
+		if _, err := locking.New(c, lockPath, d).Acquire(ctx); !errors.Is(err, boom) {
 			t.Fatalf("acquire with a failing Check: %v, want boom", err)
 		}
 		if len(checked) != 1 {
@@ -349,7 +349,7 @@ func TestLayoutDriver(t *testing.T) {
 				return nil
 			}
 		})
-		h, err := locking.New(c, lockPath, d).Acquire(ctx, true)
+		h, err := locking.New(c, lockPath, d).Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -366,8 +366,8 @@ func TestLayoutDriver(t *testing.T) {
 		d := gatedDriver{&slotDriver{begin: func(context.Context, bool) (locking.Attempt, error) {
 			return locking.Attempt{End: func(context.Context) { t.Error("End of an attempt that never began") }}, locking.ErrWouldBlock
 		}}}
-		if _, err := locking.New(c, lockPath, d).Acquire(ctx, false); !errors.Is(err, locking.ErrWouldBlock) {
-			t.Fatalf("acquire with Begin failing: %v, want ErrWouldBlock", err)
+		if _, ok, err := locking.New(c, lockPath, d).TryAcquire(ctx); ok || err != nil {
+			t.Fatalf("try with Begin saying ErrWouldBlock: %v, %v; want busy (false, nil)", ok, err)
 		}
 		if st, err := c.Exists(ctx, lockPath); err != nil || st != nil {
 			t.Fatalf("lock path after a failed Begin: %v, %v; want none", st, err)
@@ -377,7 +377,7 @@ func TestLayoutDriver(t *testing.T) {
 	t.Run("a directory of more than one segment is refused", func(t *testing.T) {
 		c := testkit.Connect(t, addr, testkit.Unique(t))
 		l := locking.New(c, lockPath, badDir{&slotDriver{}})
-		if _, err := l.Acquire(testkit.Ctx(t), true); !errors.Is(err, framework.ErrInvalidPath) {
+		if _, err := l.Acquire(testkit.Ctx(t)); !errors.Is(err, framework.ErrInvalidPath) {
 			t.Fatalf("acquire: %v, want ErrInvalidPath", err)
 		}
 	})

@@ -119,18 +119,33 @@ func (l *Loop) Err() error {
 	return l.err
 }
 
-// Acquire creates a node and, with wait, blocks until it holds the lock, ctx
-// ends, or the client closes. Without wait it returns ErrWouldBlock at once
-// when others hold the lock. On any failure the node is deleted before
-// Acquire returns (a guaranteed delete continues in the background if the
+// Acquire creates a node and blocks until it holds the lock, ctx ends, or
+// the client closes. On any failure the node is deleted before Acquire
+// returns (a guaranteed delete continues in the background if the
 // connection is down), the attempt is ended (AttemptDriver), and the error
 // is non-nil: ctx's error (errors.Is context.Canceled / DeadlineExceeded),
-// framework.ErrClosed, ErrWouldBlock, ErrLockLost when the node kept being
-// lost (or the attempt aborted) past the retry policy, an error of the
-// driver, or the ZooKeeper error that the retry policy gave up on. The
-// error does not name the lock path: the recipe's error around it does,
-// once ("mutex /locks/a: acquire: ...").
-func (l *Loop) Acquire(ctx context.Context, wait bool) (h *Hold, err error) {
+// framework.ErrClosed, ErrLockLost when the node kept being lost (or the
+// attempt aborted) past the retry policy, an error of the driver, or the
+// ZooKeeper error that the retry policy gave up on. The error does not name
+// the lock path: the recipe's error around it does, once ("mutex /locks/a:
+// acquire: ...").
+func (l *Loop) Acquire(ctx context.Context) (*Hold, error) { return l.acquire(ctx, true) }
+
+// TryAcquire is Acquire that never waits for another holder: when others
+// hold the lock (or a driver's Begin says ErrWouldBlock) it returns (nil,
+// false, nil) and leaves no node, as every handle's try variant does (busy
+// is not an error). On failure it returns a non-nil error, as Acquire.
+func (l *Loop) TryAcquire(ctx context.Context) (*Hold, bool, error) {
+	h, err := l.acquire(ctx, false)
+	if errors.Is(err, ErrWouldBlock) {
+		return nil, false, nil
+	}
+	return h, err == nil, err
+}
+
+// acquire is Acquire, waiting or not; without wait, a busy lock is
+// ErrWouldBlock.
+func (l *Loop) acquire(ctx context.Context, wait bool) (h *Hold, err error) {
 	if l == nil {
 		return nil, ErrNilHandle
 	}
@@ -162,25 +177,28 @@ func (l *Loop) Acquire(ctx context.Context, wait bool) (h *Hold, err error) {
 		node, err := l.c.Create(ctx, framework.JoinPath(l.dir, spec.Name), spec.Data,
 			framework.WithMode(spec.Mode), framework.Protected(), framework.CreatingParentContainers(),
 			framework.StoringStatIn(&made.stat), framework.ListingParent(&made.first))
-		if err != nil {
-			if node != "" {
-				l.deleteNode(ctx, node)
+		switch {
+		case err == nil:
+			acq.created(node)
+			// The listing is handed over, not kept here: with thousands of
+			// waiters, each keeping the listing it started with would hold
+			// their square in memory.
+			first := made.first
+			made.first = nil
+			var h *Hold
+			if h, err = l.wait(ctx, node, &made.stat, first, wait, &att); err == nil {
+				att.end(ctx)
+				return h, nil
 			}
-			att.end(ctx)
-			return nil, err
+		case node != "" && errors.Is(err, zk.ErrNoNode):
+			// Created, but the Stat or the listing that followed found
+			// no node: ours went (with its session), and its container
+			// with it. Start over, as when it goes while we wait.
+			err = errRecreate
 		}
-		acq.created(node)
-		// The listing is handed over, not kept here: with thousands of
-		// waiters, each keeping the listing it started with would hold
-		// their square in memory.
-		first := made.first
-		made.first = nil
-		h, err := l.wait(ctx, node, &made.stat, first, wait, &att)
-		if err == nil {
-			att.end(ctx)
-			return h, nil
+		if node != "" {
+			l.deleteNode(ctx, node)
 		}
-		l.deleteNode(ctx, node)
 		att.end(ctx)
 		if !errors.Is(err, errRecreate) {
 			return nil, err

@@ -39,7 +39,7 @@ func newLoop(c *framework.Client, path string) *locking.Loop {
 // mustAcquire acquires l, waiting, or fails the test.
 func mustAcquire(t *testing.T, l *locking.Loop) *locking.Hold {
 	t.Helper()
-	h, err := l.Acquire(testkit.Ctx(t), true)
+	h, err := l.Acquire(testkit.Ctx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestCancelAndDeadlineLeaveNoNode(t *testing.T) {
 
 	dctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
-	if h, err := newLoop(c2, queuePath).Acquire(dctx, true); h != nil || !errors.Is(err, context.DeadlineExceeded) {
+	if h, err := newLoop(c2, queuePath).Acquire(dctx); h != nil || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("deadline: got %v, %v; want no hold and DeadlineExceeded", h, err)
 	}
 	if got := testkit.Children(t, c1, queuePath); len(got) != 1 {
@@ -376,7 +376,7 @@ func TestWatchesPerWaiterBounded(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for count.Add(1) <= cycles {
-				h, err := l.Acquire(context.Background(), true)
+				h, err := l.Acquire(context.Background())
 				if err != nil {
 					t.Error(err)
 					return
@@ -450,7 +450,7 @@ func TestCancelledAcquireLeavesNothingOnReturn(t *testing.T) {
 		// it is in flight, and while waiting.
 		delay := time.Duration(i%15) * 100 * time.Microsecond
 		timer := time.AfterFunc(delay, cancel)
-		h, err := l.Acquire(actx, true)
+		h, err := l.Acquire(actx)
 		timer.Stop()
 		cancel()
 		if h != nil || !errors.Is(err, context.Canceled) {

@@ -72,10 +72,13 @@ func (r *Reentrant) Loop() *Loop {
 }
 
 // Acquire acquires one hold: at once when the handle holds already,
-// otherwise through the loop (waiting or not). See the recipes' Acquire and
-// TryAcquire for the guarantees; ErrWouldBlock (wrapped) when !wait and the
-// lock is held elsewhere.
-func (r *Reentrant) Acquire(ctx context.Context, wait bool) error {
+// otherwise through the loop, waiting for other holders. See the recipes'
+// Acquire for the guarantees.
+func (r *Reentrant) Acquire(ctx context.Context) error { return r.acquireHold(ctx, true) }
+
+// acquireHold is Acquire, waiting or not; without wait, ErrWouldBlock
+// (wrapped) when the lock is held elsewhere.
+func (r *Reentrant) acquireHold(ctx context.Context, wait bool) error {
 	if r == nil {
 		return ErrNilHandle
 	}
@@ -128,7 +131,7 @@ func (r *Reentrant) acquire(ctx context.Context, wait bool) (*Hold, error) {
 	if r.hooks.LocalHandover > 0 {
 		return cohortAcquire(ctx, r.l, wait, r.hooks.LocalHandover, r.hooks.PerHolderTokens, r.hooks.MayHandOver)
 	}
-	return r.l.Acquire(ctx, wait)
+	return r.l.acquire(ctx, wait)
 }
 
 // LocalWaiters returns how many handles of this client wait for the hold
@@ -140,10 +143,10 @@ func (r *Reentrant) LocalWaiters() int {
 	return cohortWaiting(r.l)
 }
 
-// TryAcquire is Acquire without waiting for other holders: false, with no
-// node left, when the lock is held elsewhere.
+// TryAcquire is Acquire without waiting for other holders: false and a nil
+// error, with no node left, when the lock is held elsewhere.
 func (r *Reentrant) TryAcquire(ctx context.Context) (bool, error) {
-	err := r.Acquire(ctx, false)
+	err := r.acquireHold(ctx, false)
 	if errors.Is(err, ErrWouldBlock) {
 		return false, nil
 	}

@@ -55,7 +55,7 @@ func testTelemetryContended(t *testing.T, addr string) {
 
 	// The first holder keeps the lock until every other client queues, so
 	// that at least clients acquires are handed the lock.
-	first, err := locks[0].Acquire(ctx, true)
+	first, err := locks[0].Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func testTelemetryContended(t *testing.T, addr string) {
 				if i == 0 && r == 0 {
 					continue // the first hold, above
 				}
-				h, err := locks[i].Acquire(ctx, true)
+				h, err := locks[i].Acquire(ctx)
 				if err != nil {
 					mu.Lock()
 					errs = append(errs, err)
@@ -82,13 +82,13 @@ func testTelemetryContended(t *testing.T, addr string) {
 					return
 				}
 				// While held, a try from another client would block.
-				_, err = locks[(i+1)%clients].Acquire(ctx, false)
+				_, ok, err := locks[(i+1)%clients].TryAcquire(ctx)
 				mu.Lock()
 				made++
-				if errors.Is(err, locking.ErrWouldBlock) {
+				if !ok && err == nil {
 					blocked++
 				} else {
-					errs = append(errs, fmt.Errorf("try while held: %v, want ErrWouldBlock", err))
+					errs = append(errs, fmt.Errorf("try while held: %v, %v; want busy (false, nil)", ok, err))
 				}
 				mu.Unlock()
 				if err := h.Release(ctx); err != nil {
@@ -196,11 +196,11 @@ func testTelemetryPartition(t *testing.T, addr string) {
 	opts := []framework.Option{framework.WithMeterProvider(tel.Meters), framework.WithSessionTimeout(2 * time.Second)}
 	std := testkit.Connect(t, proxy.Addr(), ns, opts...)
 	sess := testkit.Connect(t, proxy.Addr(), ns, append(opts, framework.WithErrorPolicy(connstate.SessionPolicy{}))...)
-	a, err := locking.New(std, "/locks/a", mutexDriver).Acquire(ctx, true)
+	a, err := locking.New(std, "/locks/a", mutexDriver).Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := locking.New(sess, "/locks/b", mutexDriver).Acquire(ctx, true)
+	b, err := locking.New(sess, "/locks/b", mutexDriver).Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func testTelemetryRevocation(t *testing.T, addr string) {
 	admin := testkit.Connect(t, addr, ns)
 	reason := func(r string) attribute.KeyValue { return attribute.String("curator.loss.reason", r) }
 
-	h, err := locking.New(c, "/locks/revoked", mutexDriver).Acquire(ctx, true)
+	h, err := locking.New(c, "/locks/revoked", mutexDriver).Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func testTelemetryRevocation(t *testing.T, addr string) {
 		t.Fatal(err)
 	}
 
-	h, err = locking.New(c, "/locks/deleted", mutexDriver).Acquire(ctx, true)
+	h, err = locking.New(c, "/locks/deleted", mutexDriver).Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func (m *Mutex) reentrant() *locking.Reentrant {
 // is left (see "Nothing left behind" in docs/design.md), and the error is
 // never nil: ctx's error, framework.ErrClosed, or the ZooKeeper error the
 // retry policy gave up on.
-func (m *Mutex) Acquire(ctx context.Context) error { return m.reentrant().Acquire(ctx, true) }
+func (m *Mutex) Acquire(ctx context.Context) error { return m.reentrant().Acquire(ctx) }
 
 // TryAcquire acquires the lock only if nobody else holds it: it never waits
 // for another holder (it does wait for the network). It returns false, with

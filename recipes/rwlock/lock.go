@@ -66,7 +66,7 @@ func (k *Lock) reentrant() *locking.Reentrant {
 // left (see "Nothing left behind" in docs/design.md), and the error is
 // never nil: ctx's error, framework.ErrClosed, or the ZooKeeper error the
 // retry policy gave up on.
-func (k *Lock) Acquire(ctx context.Context) error { return k.reentrant().Acquire(ctx, true) }
+func (k *Lock) Acquire(ctx context.Context) error { return k.reentrant().Acquire(ctx) }
 
 // TryAcquire acquires the lock only if it can be held now: it never waits
 // for another holder (it does wait for the network). It returns false, with

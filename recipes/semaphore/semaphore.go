@@ -102,7 +102,7 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, bool, error) {
 		return nil, false, ErrNilHandle
 	}
 	l, err := s.acquire(ctx, false)
-	if errors.Is(err, locking.ErrWouldBlock) {
+	if errors.Is(err, errBusy) {
 		return nil, false, nil
 	}
 	if err != nil {

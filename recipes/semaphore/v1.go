@@ -108,11 +108,27 @@ func (s *Semaphore) acquireV1(ctx context.Context, wait bool) (*Lease, error) {
 	}
 	l := locking.New(s.c, s.path, d, locking.WithLogger(s.log),
 		locking.WithMaxLeases(maxLeases), locking.WithChanged(changed), locking.WithName(s.opts.telemetryName))
-	h, err := l.Acquire(ctx, wait)
+	h, err := take(ctx, l, wait)
 	if err != nil {
 		return nil, err
 	}
 	return newLease(s.path, h), nil
+}
+
+// errBusy is a try's "no lease free now", which TryAcquire reports as false.
+var errBusy = errors.New("no lease free")
+
+// take runs l's Acquire, or without wait its TryAcquire, whose busy answer
+// becomes errBusy.
+func take(ctx context.Context, l *locking.Loop, wait bool) (*locking.Hold, error) {
+	if wait {
+		return l.Acquire(ctx)
+	}
+	h, ok, err := l.TryAcquire(ctx)
+	if err == nil && !ok {
+		return nil, errBusy
+	}
+	return h, err
 }
 
 // v2Node returns a node in the path's V2 directories, "" when they are
