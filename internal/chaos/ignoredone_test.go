@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/mutex"
 	"github.com/gocurator/curator/retry"
 	"github.com/gocurator/curator/zktest"
@@ -17,12 +18,12 @@ import (
 // belief (until its Release) overlaps B's hold.
 func TestCheckerCatchesIgnoredDone(t *testing.T) {
 	const st = 2 * time.Second
-	srv := zktest.StartServer(t)
-	proxy := zktest.NewProxy(t, srv.Addr())
+	proxy := zktest.NewProxy(t, zkAddr)
+	ns := testkit.Unique(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	connect := func(addr string) *framework.Client {
-		c, err := framework.Connect(ctx, addr, framework.WithSessionTimeout(st),
+		c, err := framework.Connect(ctx, addr, framework.WithSessionTimeout(st), framework.WithNamespace(ns),
 			framework.WithRetryPolicy(retry.BoundedExponentialBackoff(50*time.Millisecond, time.Second, 30)))
 		if err != nil {
 			t.Fatal(err)
@@ -30,7 +31,7 @@ func TestCheckerCatchesIgnoredDone(t *testing.T) {
 		t.Cleanup(func() { c.Close() })
 		return c
 	}
-	ca, cb := connect(proxy.Addr()), connect(srv.Addr())
+	ca, cb := connect(proxy.Addr()), connect(zkAddr)
 	rec := newRecorder(time.Now())
 	mk := func(name string, c *framework.Client) *worker {
 		return &worker{name: name, recipe: RecipeMutex, c: c, rec: rec, st: st,
@@ -44,12 +45,7 @@ func TestCheckerCatchesIgnoredDone(t *testing.T) {
 		defer close(aDone)
 		a.once(ctx)
 	}()
-	for rec.lastMutexStart().IsZero() {
-		sleep(ctx, 10*time.Millisecond)
-		if ctx.Err() != nil {
-			t.Fatal("a never acquired")
-		}
-	}
+	testkit.Eventually(t, "a acquired", func() bool { return !rec.lastMutexStart().IsZero() })
 	proxy.Cut()
 	b.once(ctx) // waits for a's session to expire, then holds briefly
 	<-aDone

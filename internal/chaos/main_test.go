@@ -3,7 +3,11 @@ package chaos
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/gocurator/curator/internal/testkit"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// zkAddr is the package's ZooKeeper server, started by TestMain for the
+// tests that need one server (Run starts its own for the chaos run).
+var zkAddr string
+
+func TestMain(m *testing.M) { testkit.Main(m, &zkAddr) }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/mutex"
 	"github.com/gocurator/curator/retry"
 	"github.com/gocurator/curator/zktest"
@@ -24,12 +25,12 @@ func TestSilentPartitionOfHolder(t *testing.T) {
 		t.Run(wl, func(t *testing.T) {
 			t.Parallel()
 			const st = 2 * time.Second
-			srv := zktest.StartServer(t)
-			proxy := zktest.NewProxy(t, srv.Addr())
+			proxy := zktest.NewProxy(t, zkAddr)
+			ns := testkit.Unique(t)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			connect := func(addr string) *framework.Client {
-				c, err := framework.Connect(ctx, addr, framework.WithSessionTimeout(st),
+				c, err := framework.Connect(ctx, addr, framework.WithSessionTimeout(st), framework.WithNamespace(ns),
 					framework.WithErrorPolicy(policyOf(wl)),
 					framework.WithRetryPolicy(retry.BoundedExponentialBackoff(50*time.Millisecond, time.Second, 30)))
 				if err != nil {
@@ -38,7 +39,7 @@ func TestSilentPartitionOfHolder(t *testing.T) {
 				t.Cleanup(func() { c.Close() })
 				return c
 			}
-			ca, cb := connect(proxy.Addr()), connect(srv.Addr())
+			ca, cb := connect(proxy.Addr()), connect(zkAddr)
 			rec := newRecorder(time.Now(), wl)
 			const lock = "/silent"
 			mk := func(name string, client int, c *framework.Client, hold time.Duration) *worker {
