@@ -158,16 +158,21 @@ const ProtectedPrefix = "_c_"
 // protectedOverhead is how much longer a protected name is than the name.
 const protectedOverhead = len(ProtectedPrefix) + 36 + len("-")
 
-// newProtectedPrefix returns "_c_<random UUID>-", built in one allocation
-// (it is on every lock's acquire path).
+// newProtectedPrefix returns "_c_<random UUID>-", built in one allocation.
 func newProtectedPrefix() string {
+	var b [protectedOverhead]byte
+	protectedID(&b)
+	return string(b[:])
+}
+
+// protectedID writes "_c_<random UUID>-" into b.
+func protectedID(b *[protectedOverhead]byte) {
 	var id [16]byte
 	if _, err := rand.Read(id[:]); err != nil {
 		panic(err) // crypto/rand.Read does not fail on the platforms Go supports
 	}
 	id[6] = id[6]&0x0f | 0x40 // version 4
 	id[8] = id[8]&0x3f | 0x80 // RFC 4122 variant
-	var b [protectedOverhead]byte
 	copy(b[:], ProtectedPrefix)
 	hex.Encode(b[3:11], id[0:4])
 	b[11] = '-'
@@ -179,7 +184,6 @@ func newProtectedPrefix() string {
 	b[26] = '-'
 	hex.Encode(b[27:39], id[10:16])
 	b[39] = '-'
-	return string(b[:])
 }
 
 // IsProtected reports whether name is a protected node name as Curator
@@ -299,6 +303,16 @@ func (c *Client) finishCreate(ctx context.Context, w *wire, reqPath, created str
 // errNotListed means the create ended before its request was written.
 var errNotListed = errors.New("curator: create not sent")
 
+// createdResult is the create's answer in createListing.
+type createdResult struct {
+	p   string
+	err error
+}
+
+// createdChans holds createListing's result channels (buffered, empty): a
+// channel of a pointerful type costs two allocations, on every acquire.
+var createdChans = sync.Pool{New: func() any { return make(chan createdResult, 1) }}
+
 // createListing is createOnce that, with ListingParent, sends a listing of
 // the parent right behind the create request on the same connection (w
 // says when the create is written) and, if the listing shows the created
@@ -308,17 +322,15 @@ func (c *Client) createListing(ctx context.Context, conn *zk.Conn, path string, 
 		return c.createOnce(ctx, conn, path, data, acl, o)
 	}
 	sent := w.expect(c.full(path))
-	type result struct {
-		p   string
-		err error
-	}
-	created := make(chan result, 1)
+	// The channel goes back to the pool once its one result is read,
+	// which happens on every path below.
+	created := createdChans.Get().(chan createdResult)
 	go func() {
 		p, err := c.createOnce(ctx, conn, path, data, acl, o)
-		created <- result{p, err}
+		created <- createdResult{p, err}
 	}()
 	var (
-		r        result
+		r        createdResult
 		children []string
 		lerr     = errNotListed
 	)
@@ -329,6 +341,7 @@ func (c *Client) createListing(ctx context.Context, conn *zk.Conn, path string, 
 		r = <-created
 	case r = <-created:
 	}
+	createdChans.Put(created)
 	if r.err == nil && lerr == nil {
 		_, name := SplitPath(r.p)
 		if slices.Contains(children, name) {

@@ -74,13 +74,23 @@ type protectedCall struct {
 // newProtectedCall names the protected create of path: a fresh protected
 // id put before the node's name.
 func newProtectedCall(path string) *protectedCall {
-	prefix := newProtectedPrefix()
 	parent, name := SplitPath(path)
-	ppath := parent + "/" + prefix + name
-	if parent == "/" {
-		ppath = "/" + prefix + name
+	dir := parent
+	if dir == "/" {
+		dir = ""
 	}
-	return &protectedCall{parent: parent, prefix: prefix, path: ppath}
+	// One allocation for the path; the prefix is a part of it (this is on
+	// every lock's acquire path).
+	var id [protectedOverhead]byte
+	protectedID(&id)
+	var b strings.Builder
+	b.Grow(len(dir) + 1 + len(id) + len(name))
+	b.WriteString(dir)
+	b.WriteByte('/')
+	b.Write(id[:])
+	b.WriteString(name)
+	ppath := b.String()
+	return &protectedCall{parent: parent, prefix: ppath[len(dir)+1 : len(dir)+1+len(id)], path: ppath}
 }
 
 // protectedAttempt is one attempt of a protected create. A retry first

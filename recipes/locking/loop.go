@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -29,6 +30,22 @@ type Loop struct {
 	tel       lockTelemetry         // metrics and spans (telemetry.go)
 	policy    connstate.ErrorPolicy // WithErrorPolicy's; nil: the client's
 	err       error                 // set by New for bad input; returned by every call
+	// nodePath is the last path a node was created at (dir/name), kept
+	// so that each acquire does not join the same two strings again.
+	nodePath atomic.Pointer[nodePath]
+}
+
+// nodePath is dir/name for a driver's NodeSpec name.
+type nodePath struct{ name, path string }
+
+// pathFor returns dir/name, joined once per name.
+func (l *Loop) pathFor(name string) string {
+	if p := l.nodePath.Load(); p != nil && p.name == name {
+		return p.path
+	}
+	p := &nodePath{name, framework.JoinPath(l.dir, name)}
+	l.nodePath.Store(p)
+	return p.path
 }
 
 // Option configures Loop.
@@ -174,7 +191,7 @@ func (l *Loop) acquire(ctx context.Context, wait bool) (h *Hold, err error) {
 			stat  zk.Stat
 			first []string
 		}
-		node, err := l.c.Create(ctx, framework.JoinPath(l.dir, spec.Name), spec.Data,
+		node, err := l.c.Create(ctx, l.pathFor(spec.Name), spec.Data,
 			framework.WithMode(spec.Mode), framework.Protected(), framework.CreatingParentContainers(),
 			framework.StoringStatIn(&made.stat), framework.ListingParent(&made.first))
 		switch {
