@@ -68,10 +68,9 @@ type Driver struct {
 	pumpDone   chan struct{}
 	stop       chan struct{} // closed by cleanup to stop the pump
 
-	mu      sync.Mutex // serializes Do and guards the fields below
-	timeout time.Duration
-	broken  error // set when the protocol can no longer be trusted
-	closed  bool
+	mu     sync.Mutex // serializes Do and guards the fields below
+	broken error      // set when the protocol can no longer be trusted
+	closed bool
 }
 
 // StartDriver starts a Curator driver connected to connectString with
@@ -102,7 +101,6 @@ func StartDriverSession(t testing.TB, connectString string, sessionTimeout time.
 		readerDone: make(chan struct{}),
 		pumpDone:   make(chan struct{}),
 		stop:       make(chan struct{}),
-		timeout:    DefaultTimeout,
 	}
 	d.cmd.SysProcAttr = sysProcAttr()
 	d.cmd.Stderr = d.stderr
@@ -167,15 +165,6 @@ func (d *Driver) read(stdout io.Reader, events chan<- string) {
 // Curator client.
 func (d *Driver) StartupTime() time.Duration { return d.startup }
 
-// SetTimeout changes how long Do waits for a response (DefaultTimeout
-// initially). Commands that block longer, such as acquire with a long
-// timeout, need a larger value.
-func (d *Driver) SetTimeout(timeout time.Duration) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.timeout = timeout
-}
-
 // Do sends one command line and returns the result after "OK " ("" for a
 // bare "OK"). An ERR response is returned as a *CommandError; the driver
 // stays usable. If no response arrives within the timeout, or the driver
@@ -197,7 +186,7 @@ func (d *Driver) Do(cmd string) (string, error) {
 	if _, err := io.WriteString(d.stdin, cmd+"\n"); err != nil {
 		return "", d.breakLocked(fmt.Errorf("curatorjava: sending %q: %w", cmd, err))
 	}
-	resp, err := d.await(cmd, d.timeout)
+	resp, err := d.await(cmd, DefaultTimeout)
 	if err != nil {
 		return "", d.breakLocked(err)
 	}
@@ -285,9 +274,6 @@ func (d *Driver) WaitEvent(want string, timeout time.Duration) error {
 		}
 	}
 }
-
-// Stderr returns the tail of what the driver wrote on stderr so far.
-func (d *Driver) Stderr() string { return d.stderr.String() }
 
 // close ends the driver: closing stdin makes it release its handles, close
 // its ZooKeeper session and exit; it is killed if that takes longer than
