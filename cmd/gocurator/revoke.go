@@ -32,6 +32,23 @@ to take a lock from a holder that does not cooperate.`,
 	}
 }
 
+// onLockNode connects, reads node, checks it is a recipe's node, and runs
+// f on it within the command's timeout.
+func (a *app) onLockNode(ctx context.Context, node string, f func(ctx context.Context, c *framework.Client, st *zk.Stat) error) error {
+	c, err := a.open(ctx, node)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	rctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	st, err := a.lockNode(rctx, c, node)
+	if err != nil {
+		return err
+	}
+	return f(rctx, c, st)
+}
+
 // lockNode reads NODE and checks it is a recipe's node.
 func (a *app) lockNode(ctx context.Context, c *framework.Client, node string) (*zk.Stat, error) {
 	_, st, err := c.Get(ctx, node)
@@ -46,21 +63,13 @@ func (a *app) lockNode(ctx context.Context, c *framework.Client, node string) (*
 }
 
 func (a *app) revoke(ctx context.Context, node string) error {
-	c, err := a.open(ctx, node)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	rctx, cancel := context.WithTimeout(ctx, a.timeout)
-	defer cancel()
-	if _, err := a.lockNode(rctx, c, node); err != nil {
-		return err
-	}
-	if err := mutex.Revoke(rctx, c, node); err != nil {
-		return a.describe(node, errors.Unwrap(err))
-	}
-	fmt.Fprintf(a.stdout, "%s: revocation requested (a revocable holder releases; others ignore it)\n", node)
-	return nil
+	return a.onLockNode(ctx, node, func(ctx context.Context, c *framework.Client, _ *zk.Stat) error {
+		if err := mutex.Revoke(ctx, c, node); err != nil {
+			return a.describe(node, errors.Unwrap(err))
+		}
+		fmt.Fprintf(a.stdout, "%s: revocation requested (a revocable holder releases; others ignore it)\n", node)
+		return nil
+	})
 }
 
 func (a *app) breakCommand() *cobra.Command {
@@ -103,17 +112,13 @@ passes the token to its command in GOCURATOR_FENCING_TOKEN.`,
 }
 
 func (a *app) breakNode(ctx context.Context, node string, yes bool) error {
-	c, err := a.open(ctx, node)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	rctx, cancel := context.WithTimeout(ctx, a.timeout)
-	defer cancel()
-	st, err := a.lockNode(rctx, c, node)
-	if err != nil {
-		return err
-	}
+	return a.onLockNode(ctx, node, func(ctx context.Context, c *framework.Client, st *zk.Stat) error {
+		return a.confirmAndDelete(ctx, c, node, st, yes)
+	})
+}
+
+// confirmAndDelete shows node's owner, asks unless yes, and deletes it.
+func (a *app) confirmAndDelete(rctx context.Context, c *framework.Client, node string, st *zk.Stat, yes bool) error {
 	state, addr := inspect.QuerySessions(rctx, inspect.Servers(a.zk), a.timeout).State(st.EphemeralOwner)
 	if addr != "" {
 		addr = " from " + addr

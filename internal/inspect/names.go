@@ -1,8 +1,9 @@
 package inspect
 
 import (
-	"strconv"
 	"strings"
+
+	"github.com/gocurator/curator/recipes/locking"
 )
 
 // Base names that mark a participant node, by recipe. The sequence is the
@@ -40,29 +41,14 @@ var marks = []string{markRead, markWrite, markKRLock, markKLock, markLease, mark
 // mark followed by a signed 32-bit sequence (foreign children).
 func parseName(name string) (p parsed, ok bool) {
 	for _, m := range marks {
-		i := strings.LastIndex(name, m)
-		if i < 0 {
-			continue
-		}
-		seq, ok := parseSeq(name[i+len(m):])
+		seq, ok := locking.Sequence(name, m)
 		if !ok {
 			continue
 		}
+		i := strings.LastIndex(name, m)
 		return parsed{mark: m, client: clientOf(name[:i], m), seq: seq}, true
 	}
 	return parsed{}, false
-}
-
-// parseSeq reads ZooKeeper's %010d of a signed 32-bit counter.
-func parseSeq(s string) (int32, bool) {
-	if s == "" || s[0] == '+' {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(s, 10, 32)
-	if err != nil {
-		return 0, false
-	}
-	return int32(n), true
 }
 
 // clientOf tells the flavour from the text before the mark.
