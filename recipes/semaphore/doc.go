@@ -61,16 +61,14 @@
 // lets waiters in at once, lowering it admits nobody new until enough
 // leases are returned. A waiting Acquire holds the same few goroutines
 // however often it is woken (one of them follows the shared count's
-// changes). A semaphore is not reentrant: every Acquire is one more lease. A failed or cancelled Acquire, AcquireN or TryAcquire leaves
-// no lease or gate node behind and never returns a nil error: while
-// connected, nodes are deleted before it returns (a round trip, at most a
-// second after ctx ended), guaranteed deletes keep trying in the background
-// while the connection is down (the call still returns at ctx's deadline),
-// and a node whose
-// create was still in flight when ctx ended is found by its protected name
-// and deleted in the background. AcquireN returns the leases it took before
-// failing. TryAcquire reports a busy semaphore as (nil, false, nil), as
-// every handle's try variant does (busy is not an error).
+// changes). A semaphore is not reentrant: every Acquire is one more lease.
+//
+// A failed or cancelled Acquire, AcquireN or TryAcquire returns a non-nil
+// error and leaves no lease or gate node behind (how, in every case of the
+// connection: docs/design.md, "Nothing left behind"); AcquireN returns the
+// leases it took before failing. TryAcquire reports a busy semaphore as
+// (nil, false, nil), as every handle's try variant does (busy is not an
+// error).
 //
 // # Connection loss
 //
