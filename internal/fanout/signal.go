@@ -56,3 +56,14 @@ func (s *Signal) Close() {
 		close(s.ch)
 	}
 }
+
+// closedCh is the one channel Closed returns.
+var closedCh = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
+
+// Closed returns a closed channel: the Done of something that has ended
+// or never began (a nil handle's, say).
+func Closed() <-chan struct{} { return closedCh }

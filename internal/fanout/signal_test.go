@@ -42,3 +42,14 @@ func TestSignal(t *testing.T) {
 		t.Fatal("C after Close on a fresh signal is open")
 	}
 }
+
+func TestClosed(t *testing.T) {
+	select {
+	case <-Closed():
+	default:
+		t.Fatal("Closed() is not closed")
+	}
+	if Closed() != Closed() {
+		t.Fatal("Closed() makes a channel per call")
+	}
+}

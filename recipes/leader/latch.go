@@ -135,7 +135,7 @@ func (lt *Latch) Await(ctx context.Context) (*Term, error) {
 // once the client closed (Err says why).
 func (lt *Latch) Done() <-chan struct{} {
 	if lt == nil {
-		return closedChan
+		return fanout.Closed()
 	}
 	return lt.done
 }

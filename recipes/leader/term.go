@@ -12,6 +12,7 @@ import (
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/fanout"
 	"github.com/gocurator/curator/recipes/locking"
 )
 
@@ -92,17 +93,10 @@ func (t *Term) deleted() {
 	}
 }
 
-// closedChan is the Done of a nil Term.
-var closedChan = func() chan struct{} {
-	ch := make(chan struct{})
-	close(ch)
-	return ch
-}()
-
 // Done returns a channel that is closed when the term ends.
 func (t *Term) Done() <-chan struct{} {
 	if t == nil {
-		return closedChan
+		return fanout.Closed()
 	}
 	return t.hold.Done()
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/fanout"
 )
 
 // Hold is one acquisition of a lock: our node, held until Release or until
@@ -158,7 +159,7 @@ func (h *Hold) Session() int64 {
 // Done returns a channel closed when the hold ends: released, or lost.
 func (h *Hold) Done() <-chan struct{} {
 	if h == nil {
-		return closedChan
+		return fanout.Closed()
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -166,7 +167,7 @@ func (h *Hold) Done() <-chan struct{} {
 		// Made when first asked for: a hold nobody selects on costs no
 		// channel.
 		if h.err != nil {
-			return closedChan
+			return fanout.Closed()
 		}
 		h.done = make(chan struct{})
 	}
@@ -174,7 +175,7 @@ func (h *Hold) Done() <-chan struct{} {
 }
 
 // closeDoneLocked closes Done's channel if it was made (an unmade one is
-// closed from now on: Done returns closedChan once h.err is set).
+// closed from now on: Done returns a closed channel once h.err is set).
 func (h *Hold) closeDoneLocked() {
 	if h.done != nil {
 		close(h.done)

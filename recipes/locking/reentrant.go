@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/fanout"
 )
 
 // Reentrant is the per-handle state of a reentrant lock recipe and the verbs
@@ -218,17 +219,15 @@ func (r *Reentrant) Hold() *Hold { return r.current() }
 // held.
 func (r *Reentrant) Done() <-chan struct{} {
 	if r == nil {
-		return closedChan
+		return fanout.Closed()
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.hold == nil {
-		return closedChan
+		return fanout.Closed()
 	}
 	return r.hold.Done()
 }
-
-var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // Err returns nil while held, ErrLockLost once lost, framework.ErrClosed
 // once ended by the client's Close, ErrNotHeld when nothing is held.

@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/fanout"
 )
 
 // Mutex is a non-reentrant distributed mutex (Curator's
@@ -131,17 +132,15 @@ func (m *Mutex) Release(ctx context.Context) error {
 // lost per the client's ErrorPolicy); a closed channel when nothing is held.
 func (m *Mutex) Done() <-chan struct{} {
 	if m == nil {
-		return closedChan
+		return fanout.Closed()
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.lease == nil {
-		return closedChan
+		return fanout.Closed()
 	}
 	return m.lease.Done()
 }
-
-var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // Err returns nil while held, ErrLockLost once the hold was lost,
 // framework.ErrClosed once the client's Close ended it and ErrNotHeld when

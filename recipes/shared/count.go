@@ -74,9 +74,6 @@ func (n *Count) Path() string {
 	return n.path
 }
 
-// closedChan is what Watch of a nil Count returns: nothing to wait for.
-var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
-
 // Start creates the node with the seed if it is missing, reads the value
 // and keeps watching it, so that Value, Watch and Listen follow every
 // change. It blocks until the first read is done or ctx ends; on failure
@@ -275,7 +272,7 @@ func (n *Count) Versioned() VersionedValue {
 // reading the value and waiting on the channel is never missed.
 func (n *Count) Watch() (VersionedValue, <-chan struct{}) {
 	if n == nil {
-		return VersionedValue{}, closedChan
+		return VersionedValue{}, fanout.Closed()
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
