@@ -2,23 +2,26 @@ package framework_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log"
+	"regexp"
 	"time"
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/retry"
+	"github.com/gocurator/curator/zktest"
 )
 
-// These examples need a ZooKeeper server on 127.0.0.1:2181, so they are
-// compiled but not run.
+// zkAddr returns the ZooKeeper address, such as "127.0.0.1:2181" (here: the
+// package's test server's, started on first use).
+func zkAddr() string { return framework.SharedServerAddr() }
 
 func ExampleConnect() {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	c, err := framework.Connect(ctx, "127.0.0.1:2181,127.0.0.1:2182/chroot",
+	// A connect string may end with a chroot: here /example-connect.
+	c, err := framework.Connect(ctx, zkAddr()+"/example-connect",
 		framework.WithNamespace("orders"),
 		framework.WithSessionTimeout(30*time.Second),
 		framework.WithRetryPolicy(retry.BoundedExponentialBackoff(100*time.Millisecond, 5*time.Second, 10)),
@@ -28,7 +31,8 @@ func ExampleConnect() {
 	}
 	defer c.Close() // ends the session: its ephemeral nodes go at once
 
-	// Paths are relative to the namespace: this is /chroot/orders/config.
+	// Paths are relative to the chroot and namespace: this is
+	// /example-connect/orders/config.
 	if _, err := c.Create(ctx, "/config", []byte("v1"), framework.CreatingParentContainers()); err != nil {
 		log.Fatal(err)
 	}
@@ -37,11 +41,17 @@ func ExampleConnect() {
 		log.Fatal(err)
 	}
 	fmt.Printf("%s\n", data)
+	// The chroot and namespace are containers: the server removes them
+	// once their last child is gone.
+	if err := c.Delete(ctx, "/config"); err != nil {
+		log.Fatal(err)
+	}
+	// Output: v1
 }
 
 func ExampleClient_Create() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, "127.0.0.1:2181")
+	c, err := framework.Connect(ctx, zkAddr(), framework.WithNamespace("example-create"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -58,13 +68,20 @@ func ExampleClient_Create() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// path is like /locks/orders/_c_<uuid>-lock-0000000007.
-	fmt.Println(path)
+	uuid := regexp.MustCompile(`_c_[0-9a-f-]{36}-`)
+	fmt.Println(uuid.ReplaceAllString(path, "_c_<uuid>-"))
+	// Output: /locks/orders/_c_<uuid>-lock-0000000000
 }
 
 func ExampleClient_Listen() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, "127.0.0.1:2181")
+	// A proxy stands in for the network, so that the example can cut it.
+	proxy, err := zktest.ListenProxy(zkAddr())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer proxy.Close()
+	c, err := framework.Connect(ctx, proxy.Addr())
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -72,34 +89,50 @@ func ExampleClient_Listen() {
 
 	// Listeners run on a goroutine of their own, in order, and may block
 	// without holding up the client.
+	seen := make(chan connstate.State, 1)
 	cancel := c.Listen(func(s connstate.State) {
 		switch s {
 		case connstate.Suspended:
-			log.Print("connection lost; the session may survive")
+			fmt.Println("connection lost; the session may survive")
 		case connstate.Lost:
-			log.Print("session expired: ephemeral nodes and watches are gone")
+			fmt.Println("session expired: ephemeral nodes and watches are gone")
 		case connstate.Reconnected:
-			log.Print("connected again")
+			fmt.Println("connected again")
 		}
+		seen <- s
 	})
 	defer cancel()
+
+	proxy.Cut()
+	<-seen // Suspended
+	proxy.Restore()
+	<-seen // Reconnected, to the same session
+	// Output:
+	// connection lost; the session may survive
+	// connected again
 }
 
 func ExampleClient_Delete() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, "127.0.0.1:2181")
+	c, err := framework.Connect(ctx, zkAddr(), framework.WithNamespace("example-delete"))
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer c.Close()
+	if _, err := c.Create(ctx, "/jobs/job-1", nil, framework.CreatingParentContainers()); err != nil {
+		log.Fatal(err)
+	}
 
 	// A guaranteed delete that fails for a connection problem (or because
 	// ctx ended) keeps trying in the background until it succeeds or the
 	// client closes. The error still says the node may exist for a while.
 	dctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	err = c.Delete(dctx, "/locks/orders/lock-node", framework.Guaranteed(), framework.Quietly())
-	if err != nil && !errors.Is(err, framework.ErrClosed) {
-		log.Printf("delete pending in the background: %v", err)
+	if err := c.Delete(dctx, "/jobs/job-1", framework.Guaranteed(), framework.Quietly()); err != nil {
+		fmt.Println("delete pending in the background:", err)
+		return
 	}
+	stat, err := c.Exists(ctx, "/jobs/job-1")
+	fmt.Println("exists:", stat != nil, err)
+	// Output: exists: false <nil>
 }
