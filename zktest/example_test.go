@@ -1,9 +1,11 @@
 package zktest_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -79,11 +81,29 @@ func ExampleLaunchEnsemble() {
 	}
 	defer ens.Close()
 
+	// Clients take every member: ens.ConnectString() is "127.0.0.1:port,...".
+	fmt.Println("members:", len(strings.Split(ens.ConnectString(), ",")))
 	leader, err := ens.Leader()
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("clients use", ens.ConnectString(), "; leader is server", leader.ID())
+	if err := leader.Kill(); err != nil {
+		log.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	next, err := ens.AwaitLeader(ctx, leader)
+	if err != nil {
+		log.Fatal(err)
+	}
+	mode, err := next.Mode()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("after the leader died, another member is", mode)
+	// Output:
+	// members: 3
+	// after the leader died, another member is leader
 }
 
 // A delayed proxy models a network: here a 2 ms round trip (1 ms each
