@@ -1,0 +1,91 @@
+package semaphore_test
+
+import (
+	"context"
+	"testing"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/oteltest"
+	"github.com/gocurator/curator/internal/testkit"
+	"github.com/gocurator/curator/recipes/semaphore"
+)
+
+// WithTelemetryName: the metrics of a semaphore (either layout) and of a
+// semaphore mutex carry the given name, not the path, in curator.lock.name.
+func TestWithTelemetryName(t *testing.T) {
+	t.Parallel()
+	const path = "/semaphores/encoders-1234"
+	// cycle acquires once and releases.
+	type cycle func(ctx context.Context, c *framework.Client, opts ...semaphore.Option) error
+	lease := func(layout ...semaphore.Option) cycle {
+		return func(ctx context.Context, c *framework.Client, opts ...semaphore.Option) error {
+			l, err := semaphore.New(c, path, 2, append(layout, opts...)...).Acquire(ctx)
+			if err != nil {
+				return err
+			}
+			return l.Release(ctx)
+		}
+	}
+	mutex := func(ctx context.Context, c *framework.Client, opts ...semaphore.Option) error {
+		m := semaphore.NewMutex(c, path, opts...)
+		if err := m.Acquire(ctx); err != nil {
+			return err
+		}
+		return m.Release(ctx)
+	}
+	for _, recipe := range []struct {
+		name  string
+		cycle cycle
+	}{
+		{"V1", lease()},
+		{"V2", lease(semaphore.CuratorV2())},
+		{"NewMutex", mutex},
+	} {
+		for _, tc := range []struct {
+			name string
+			opts []semaphore.Option
+			want string
+		}{
+			{name: "default", want: path},
+			{name: "WithTelemetryName", opts: []semaphore.Option{semaphore.WithTelemetryName("encoders")}, want: "encoders"},
+		} {
+			t.Run(recipe.name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				tel := oteltest.New(t)
+				ctx := testkit.Ctx(t)
+				c := testkit.Connect(t, zkAddr, testkit.Unique(t), framework.WithMeterProvider(tel.Meters))
+				if err := recipe.cycle(ctx, c, tc.opts...); err != nil {
+					t.Fatal(err)
+				}
+				kind := attribute.String("curator.lock.kind", "semaphore")
+				name := attribute.String("curator.lock.name", tc.want)
+				acquired := attribute.String("curator.result", "acquired")
+				if got := tel.Count(t, "curator.lock.acquire.duration", kind, name, acquired); got != 1 {
+					t.Errorf("acquires named %q: %d, want 1", tc.want, got)
+				}
+				// Only the lease loop's series (kind semaphore): the V2
+				// layout's gate mutex at <path>/locks (kind mutex) is made
+				// by v2.go with mutex.New and no name, so it records under
+				// its own path whatever the option says.
+				for _, metric := range []string{"curator.lock.acquire.duration", "curator.lock.hold.duration"} {
+					var series []attribute.Set
+					for _, s := range tel.Series(t, metric) {
+						if k, _ := s.Value("curator.lock.kind"); k.AsString() == "semaphore" {
+							series = append(series, s)
+						}
+					}
+					if len(series) == 0 {
+						t.Errorf("%s: not recorded", metric)
+					}
+					for _, s := range series {
+						if v, _ := s.Value("curator.lock.name"); v.AsString() != tc.want {
+							t.Errorf("%s: a series named %q, want %q: %v", metric, v.AsString(), tc.want, s.Encoded(attribute.DefaultEncoder()))
+						}
+					}
+				}
+			})
+		}
+	}
+}
