@@ -49,5 +49,6 @@ func WithMaxLeasesFrom(c *shared.Count) Option {
 // are recorded (the curator.lock.name attribute; default: the lock path).
 // Give locks whose paths are made per entity (/locks/order-1234) one name
 // shared by all of them, such as "orders": every distinct name is a series
-// of each metric.
+// of each metric. In the V2 layout the gate mutex is recorded as name +
+// "/locks".
 func WithTelemetryName(name string) Option { return func(o *options) { o.telemetryName = name } }

@@ -65,23 +65,21 @@ func TestWithTelemetryName(t *testing.T) {
 				if got := tel.Count(t, "curator.lock.acquire.duration", kind, name, acquired); got != 1 {
 					t.Errorf("acquires named %q: %d, want 1", tc.want, got)
 				}
-				// Only the lease loop's series (kind semaphore): the V2
-				// layout's gate mutex at <path>/locks (kind mutex) is made
-				// by v2.go with mutex.New and no name, so it records under
-				// its own path whatever the option says.
+				// Every series carries the name: the leases' (kind
+				// semaphore) and, in the V2 layout, the gate mutex's (kind
+				// mutex), named with "/locks" after it.
 				for _, metric := range []string{"curator.lock.acquire.duration", "curator.lock.hold.duration"} {
-					var series []attribute.Set
-					for _, s := range tel.Series(t, metric) {
-						if k, _ := s.Value("curator.lock.kind"); k.AsString() == "semaphore" {
-							series = append(series, s)
-						}
-					}
+					series := tel.Series(t, metric)
 					if len(series) == 0 {
 						t.Errorf("%s: not recorded", metric)
 					}
 					for _, s := range series {
-						if v, _ := s.Value("curator.lock.name"); v.AsString() != tc.want {
-							t.Errorf("%s: a series named %q, want %q: %v", metric, v.AsString(), tc.want, s.Encoded(attribute.DefaultEncoder()))
+						want := tc.want
+						if k, _ := s.Value("curator.lock.kind"); k.AsString() == "mutex" {
+							want = tc.want + "/locks"
+						}
+						if v, _ := s.Value("curator.lock.name"); v.AsString() != want {
+							t.Errorf("%s: a series named %q, want %q: %v", metric, v.AsString(), want, s.Encoded(attribute.DefaultEncoder()))
 						}
 					}
 				}

@@ -106,7 +106,7 @@ func (v2Driver) GetsTheLock(all []string, _ string, maxLeases int) (locking.Verd
 // goroutines must not both believe they hold the gate.
 func (d v2Driver) Begin(ctx context.Context, wait bool) (locking.Attempt, error) {
 	s := d.s
-	gate := mutex.New(s.c, framework.JoinPath(s.path, locksDir))
+	gate := mutex.New(s.c, framework.JoinPath(s.path, locksDir), mutex.WithTelemetryName(s.gateName()))
 	if wait {
 		if err := gate.Acquire(ctx); err != nil {
 			return locking.Attempt{}, err
@@ -125,6 +125,16 @@ func (d v2Driver) Begin(ctx context.Context, wait bool) (locking.Attempt, error)
 		Check: s.noV1,
 		End:   func(ctx context.Context) { s.releaseGate(ctx, gate) },
 	}, nil
+}
+
+// gateName is the telemetry name of the V2 gate: the semaphore's name with
+// "/locks" after it, so that WithTelemetryName bounds the gate's series as
+// it does the leases'.
+func (s *Semaphore) gateName() string {
+	if s.opts.telemetryName == "" {
+		return framework.JoinPath(s.path, locksDir)
+	}
+	return s.opts.telemetryName + "/" + locksDir
 }
 
 // noV1 fails with ErrLayoutMismatch if the path holds V1 participants.
