@@ -49,7 +49,7 @@ func TestClosed(t *testing.T) {
 	default:
 		t.Fatal("Closed() is not closed")
 	}
-	if Closed() != Closed() {
+	if first, second := Closed(), Closed(); first != second {
 		t.Fatal("Closed() makes a channel per call")
 	}
 }
