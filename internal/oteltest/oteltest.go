@@ -135,6 +135,25 @@ func (tel *Telemetry) Series(t testing.TB, name string) []attribute.Set {
 	return out
 }
 
+// CheckLockNames fails t unless the lock duration metrics
+// (curator.lock.acquire.duration and curator.lock.hold.duration) were
+// recorded and the curator.lock.name of every series of them is want of
+// the series' attributes.
+func (tel *Telemetry) CheckLockNames(t testing.TB, want func(attribute.Set) string) {
+	t.Helper()
+	for _, metric := range []string{"curator.lock.acquire.duration", "curator.lock.hold.duration"} {
+		series := tel.Series(t, metric)
+		if len(series) == 0 {
+			t.Errorf("%s: not recorded", metric)
+		}
+		for _, s := range series {
+			if v, _ := s.Value("curator.lock.name"); v.AsString() != want(s) {
+				t.Errorf("%s: a series named %q, want %q: %v", metric, v.AsString(), want(s), s.Encoded(attribute.DefaultEncoder()))
+			}
+		}
+	}
+}
+
 // Ended returns the ended spans called name.
 func (tel *Telemetry) Ended(name string) []sdktrace.ReadOnlySpan {
 	var out []sdktrace.ReadOnlySpan

@@ -45,17 +45,7 @@ func TestWithTelemetryName(t *testing.T) {
 					t.Errorf("%s acquires named %q: %d, want 1", kind, tc.want, got)
 				}
 			}
-			for _, metric := range []string{"curator.lock.acquire.duration", "curator.lock.hold.duration"} {
-				series := tel.Series(t, metric)
-				if len(series) == 0 {
-					t.Errorf("%s: not recorded", metric)
-				}
-				for _, s := range series {
-					if v, _ := s.Value("curator.lock.name"); v.AsString() != tc.want {
-						t.Errorf("%s: a series named %q, want %q: %v", metric, v.AsString(), tc.want, s.Encoded(attribute.DefaultEncoder()))
-					}
-				}
-			}
+			tel.CheckLockNames(t, func(attribute.Set) string { return tc.want })
 		})
 	}
 }

@@ -68,21 +68,12 @@ func TestWithTelemetryName(t *testing.T) {
 				// Every series carries the name: the leases' (kind
 				// semaphore) and, in the V2 layout, the gate mutex's (kind
 				// mutex), named with "/locks" after it.
-				for _, metric := range []string{"curator.lock.acquire.duration", "curator.lock.hold.duration"} {
-					series := tel.Series(t, metric)
-					if len(series) == 0 {
-						t.Errorf("%s: not recorded", metric)
+				tel.CheckLockNames(t, func(s attribute.Set) string {
+					if k, _ := s.Value("curator.lock.kind"); k.AsString() == "mutex" {
+						return tc.want + "/locks"
 					}
-					for _, s := range series {
-						want := tc.want
-						if k, _ := s.Value("curator.lock.kind"); k.AsString() == "mutex" {
-							want = tc.want + "/locks"
-						}
-						if v, _ := s.Value("curator.lock.name"); v.AsString() != want {
-							t.Errorf("%s: a series named %q, want %q: %v", metric, v.AsString(), want, s.Encoded(attribute.DefaultEncoder()))
-						}
-					}
-				}
+					return tc.want
+				})
 			})
 		}
 	}
