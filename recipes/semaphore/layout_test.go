@@ -101,7 +101,16 @@ func TestFailedV2LeavesNoDirectories(t *testing.T) {
 			cctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			r := acquireAsync(cctx, v2)
-			waitCount(t, c, semPath+"/leases", 1)
+			// Its lease node in leases/ says it waits; an acquire that
+			// returned instead fails here with what it returned.
+			waitChildren(t, c, semPath+"/leases", "the waiter's lease node", func(ch []string) bool {
+				select {
+				case res := <-r:
+					t.Fatalf("acquire with max 0 returned instead of waiting: %v, %v (leases/ had %v)", res.lease, res.err, ch)
+				default:
+				}
+				return len(ch) == 1
+			})
 			cancel()
 			return await(t, r).err
 		}, context.Canceled, true},
