@@ -129,9 +129,11 @@
 //
 // The recipe SPI: Driver, StandardDriver, DirDriver and Layout,
 // AttemptDriver and Attempt, NodeSpec, Verdict; New and its Options;
-// Loop (Acquire, Participants); Hold and NewHold; Reentrant and
-// ReentrantHooks; the errors. Helpers shared by the built-in recipes:
+// Loop (Acquire, TryAcquire, Participants); Hold and NewHold; Reentrant
+// and ReentrantHooks; the errors. Helpers shared by the built-in recipes:
 // Sequence, SortChildren, Before, Sleep, Revoke, RevokeMessage and
-// WatchRevocation; WithKind and WithName name a recipe in the telemetry.
+// WatchRevocation; WithKind and WithName name a recipe in the telemetry,
+// and Instruments with WithInstruments lets a recipe that makes a Loop per
+// acquire make its instruments once.
 // docs/writing-a-recipe.md walks a new recipe through the SPI.
 package locking

@@ -25,6 +25,9 @@ type Semaphore struct {
 	opts options
 	err  error // bad input found by New, returned by every call
 	log  *zap.Logger
+	// tel are the leases' instruments, shared by the loop of every
+	// acquire (one loop per acquire; V1 and V2 have the same kind).
+	tel locking.Instruments
 }
 
 // New returns a semaphore on path allowing maxLeases leases at once (or as

@@ -107,7 +107,8 @@ func (s *Semaphore) acquireV1(ctx context.Context, wait bool) (*Lease, error) {
 		return wakeCh
 	}
 	l := locking.New(s.c, s.path, d, locking.WithLogger(s.log),
-		locking.WithMaxLeases(maxLeases), locking.WithChanged(changed), locking.WithName(s.opts.telemetryName))
+		locking.WithMaxLeases(maxLeases), locking.WithChanged(changed), locking.WithName(s.opts.telemetryName),
+		locking.WithInstruments(&s.tel))
 	h, err := take(ctx, l, wait)
 	if err != nil {
 		return nil, err

@@ -34,7 +34,7 @@ func (s *Semaphore) acquireV2(ctx context.Context, wait bool) (*Lease, error) {
 	}
 	l := locking.New(s.c, s.path, v2Driver{s}, locking.WithLogger(s.log),
 		locking.WithMaxLeases(maxLeases), locking.WithChanged(func() <-chan struct{} { return changed }),
-		locking.WithName(s.opts.telemetryName))
+		locking.WithName(s.opts.telemetryName), locking.WithInstruments(&s.tel))
 	h, err := take(ctx, l, wait)
 	if err != nil {
 		s.dropEmptyDirs(ctx)
