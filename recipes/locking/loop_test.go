@@ -308,16 +308,23 @@ func TestNeverGrantsAGoneNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	release(t, holder)
+	grantedANewNode(t, w, ps[1], c1, c2, "the deleted node")
+}
+
+// grantedANewNode checks that the waiter w holds a node other than gone,
+// owned (per checker) by waiter's current session, and releases it.
+func grantedANewNode(t *testing.T, w <-chan acquired, gone string, checker, waiter *framework.Client, what string) {
+	t.Helper()
 	r := await(t, w)
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	if r.h.Node() == ps[1] {
-		t.Fatal("granted the deleted node")
+	if r.h.Node() == gone {
+		t.Fatal("granted " + what)
 	}
-	_, stat, err := c1.Get(ctx, r.h.Node())
-	if err != nil || stat.EphemeralOwner != c2.SessionID() {
-		t.Fatalf("held node %s: %v (stat %v, session %x)", r.h.Node(), err, stat, c2.SessionID())
+	_, stat, err := checker.Get(testkit.Ctx(t), r.h.Node())
+	if err != nil || stat.EphemeralOwner != waiter.SessionID() {
+		t.Fatalf("held node %s: %v (stat %v, session %x)", r.h.Node(), err, stat, waiter.SessionID())
 	}
 	release(t, r.h)
 }
@@ -341,18 +348,7 @@ func TestNeverGrantsANodeOfALostSession(t *testing.T) {
 	})
 	release(t, holder)
 	proxy.Restore()
-	r := await(t, w)
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
-	if r.h.Node() == ps[1] {
-		t.Fatal("granted the node of the lost session")
-	}
-	_, stat, err := holderClient.Get(ctx, r.h.Node())
-	if err != nil || stat.EphemeralOwner != c.SessionID() {
-		t.Fatalf("held node %s: %v (stat %v, session %x)", r.h.Node(), err, stat, c.SessionID())
-	}
-	release(t, r.h)
+	grantedANewNode(t, w, ps[1], holderClient, c, "the node of the lost session")
 }
 
 // After 1,000 contended cycles the test's sessions hold no watch when idle;
