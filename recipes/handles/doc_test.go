@@ -1,10 +1,13 @@
 // Package handles_test checks what every lock handle of every recipe must
 // do alike, against a real ZooKeeper: Close ends every hold and waiter with
 // framework.ErrClosed, Release with a nil context changes nothing, a nil
-// handle never panics, and an acquire never outlives its deadline.
+// handle never panics, an acquire never outlives its deadline, and the
+// first look at a hold after a process pause past its session's expiry
+// reports it lost.
 package handles_test
 
 import (
+	"os"
 	"testing"
 
 	"github.com/gocurator/curator/internal/testkit"
@@ -13,4 +16,21 @@ import (
 // zkAddr is the package's ZooKeeper server, started by TestMain.
 var zkAddr string
 
-func TestMain(m *testing.M) { testkit.Main(m, &zkAddr) }
+// The pause tests (pause_test.go) run this binary again as the process
+// that holds and is paused: holderAddrEnv set makes it that process, a
+// client of the test's server at that address, in namespace holderNSEnv.
+const (
+	holderAddrEnv = "GOCURATOR_HANDLES_HOLDER_ADDR"
+	holderNSEnv   = "GOCURATOR_HANDLES_HOLDER_NS"
+)
+
+func TestMain(m *testing.M) {
+	if addr := os.Getenv(holderAddrEnv); addr != "" {
+		// The holder uses the test's server, and its holds end under a
+		// stopped process with its goroutines mid-flight: no server of
+		// its own and no leak check (the test process has both).
+		zkAddr = addr
+		os.Exit(m.Run())
+	}
+	testkit.Main(m, &zkAddr)
+}
