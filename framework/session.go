@@ -132,3 +132,36 @@ func (c *Client) fireGuards() {
 		t.f(false, t.s)
 	}
 }
+
+// SessionAlive reports whether what a caller holds in session (a lock's
+// node, say) may still be held, judged from the clock rather than from the
+// events the client has handled so far: session is the live one, the
+// client is not closed, and the client-side expiry deadline, counted from
+// the last request a server answered (see WithSessionExpiryPercent), has
+// not passed. After a process pause (SIGSTOP, a long GC pause) the
+// watchdog's timer fires late; SessionAlive is right on the first call
+// after the pause, and when it finds the deadline passed it has the
+// watchdog run at once, so the client goes Lost and every Guard fires
+// without waiting for the late timer. It does no I/O and never blocks on
+// the network. A nil client has no session: false.
+func (c *Client) SessionAlive(session int64) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || session == 0 || session != c.session {
+		return false
+	}
+	if c.h == nil || c.h.wire == nil {
+		return true // not yet connected: Connect has not returned
+	}
+	now := c.opts.clock.Now()
+	deadline := sessionDeadline(now, c.h.wire.acked(), c.negotiatedTimeoutLocked(), c.opts.expiryPercent)
+	if now.Before(deadline) {
+		return true
+	}
+	// The watchdog's work, on the event goroutine as always.
+	c.events.push(connEvent{gen: c.gen, expire: true})
+	return false
+}

@@ -87,6 +87,8 @@ func TestFirstLookAfterPauseSeesHoldLost(t *testing.T) {
 		}
 		if l.CheckErr == "" {
 			t.Errorf("%s: CheckOp gave a check at the first look, want an error", l.Kind)
+		} else if !l.CheckLost {
+			t.Errorf("%s: CheckOp's error %q is not the hold's loss (docs/handles.md: an ended hold's CheckOp fails with its Err)", l.Kind, l.CheckErr)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gocurator/curator/framework"
 )
@@ -46,6 +47,7 @@ type cohort struct {
 	stop      context.CancelFunc // ends the background acquire
 	queue     []*cohortWaiter    // local waiters, first come first
 	users     int                // handles acquiring or holding: the entry goes at 0
+	lostErr   error              // why the last hold was lost (see lost), for its holder's Release
 }
 
 type cohortKey struct {
@@ -61,6 +63,11 @@ type cohortWaiter struct {
 	err         error
 	mayHandOver func() bool // the handle's, for its share
 }
+
+// testHookGranted, if set by a test, runs between the ZooKeeper grant of a
+// cohort's node and the cohort taking it: the window in which the hold can
+// end before the cohort subscribes to its end.
+var testHookGranted atomic.Pointer[func(*Hold)]
 
 var cohorts = struct {
 	sync.Mutex
@@ -185,9 +192,12 @@ func (co *cohort) acquire(ctx context.Context, wait bool, mayHandOver func() boo
 			co.mu.Unlock()
 			return nil, err
 		}
-		h := co.installLocked(g, mayHandOver)
+		h, err := co.installLocked(g, mayHandOver)
+		if err != nil {
+			co.startLocked() // for waiters that came meanwhile
+		}
 		co.mu.Unlock()
-		return h, nil
+		return h, err
 	}
 	w := &cohortWaiter{ready: make(chan struct{}), mayHandOver: mayHandOver}
 	co.queue = append(co.queue, w)
@@ -223,17 +233,25 @@ func (co *cohort) acquire(ctx context.Context, wait bool, mayHandOver func() boo
 }
 
 // startLocked starts the ZooKeeper acquire for the local queue if it needs
-// one and none is under way.
-func (co *cohort) startLocked() {
+// one and none is under way. It returns a channel closed once that acquire
+// has a node in the ZooKeeper queue or has ended, nil if it started none.
+func (co *cohort) startLocked() <-chan struct{} {
 	if co.global != nil || co.acquiring || len(co.queue) == 0 {
-		return
+		return nil
 	}
 	co.acquiring = true
 	ctx, stop := context.WithCancel(context.Background())
 	co.stop = stop
+	queued := make(chan struct{})
+	var once sync.Once
+	markQueued := func() { once.Do(func() { close(queued) }) }
 	go func() {
 		defer stop()
-		g, err := co.l.Acquire(ctx)
+		defer markQueued()
+		g, err := co.l.acquireQueued(ctx, true, markQueued)
+		if hook := testHookGranted.Load(); hook != nil && g != nil {
+			(*hook)(g)
+		}
 		co.mu.Lock()
 		defer co.mu.Unlock()
 		co.acquiring, co.stop = false, nil
@@ -243,11 +261,7 @@ func (co *cohort) startLocked() {
 			}
 			// A failure that is not the waiters' own: every one of
 			// them gets it (closed client, retries exhausted).
-			for _, w := range co.queue {
-				w.err = err
-				close(w.ready)
-			}
-			co.queue = nil
+			co.failLocked(err)
 			return
 		}
 		if len(co.queue) == 0 {
@@ -259,17 +273,45 @@ func (co *cohort) startLocked() {
 			return
 		}
 		w := co.queue[0]
+		h, err := co.installLocked(g, w.mayHandOver)
+		if err != nil {
+			// Granted and lost at once (the connection dropped as the
+			// grant came): a loss of the node fails every local waiter,
+			// as lost does for a node lost later.
+			co.failLocked(err)
+			return
+		}
 		co.queue = co.queue[1:]
-		w.hold = co.installLocked(g, w.mayHandOver)
+		w.hold = h
 		close(w.ready)
 	}()
+	return queued
+}
+
+// failLocked fails every local waiter with err.
+func (co *cohort) failLocked(err error) {
+	for _, w := range co.queue {
+		w.err = err
+		close(w.ready)
+	}
+	co.queue = nil
 }
 
 // installLocked makes g the cohort's hold and returns the first local
-// share of it.
-func (co *cohort) installLocked(g *Hold, mayHandOver func() bool) *Hold {
-	co.global, co.streak = g, 0
-	g.setEnded(func(err error) { co.lost(g, err) })
+// share of it. A hold that has ended already (lost between the loop's
+// grant and now, before the cohort could subscribe to its end) is not
+// installed: its error is returned, and g's node is on its way out.
+func (co *cohort) installLocked(g *Hold, mayHandOver func() bool) (*Hold, error) {
+	// g.live is safe under co.mu here: g has no end function yet, so
+	// its end cannot call lost.
+	if !g.live() || !g.setEnded(func(err error) { co.lost(g, err) }) {
+		err := g.Err()
+		if err == nil {
+			err = ErrLockLost
+		}
+		return nil, err
+	}
+	co.global, co.streak, co.lostErr = g, 0, nil
 	co.holder = co.shareLocked(mayHandOver)
 	if co.perHolder {
 		// The first holder of a node: the node's czxid, at version 0
@@ -277,7 +319,7 @@ func (co *cohort) installLocked(g *Hold, mayHandOver func() bool) *Hold {
 		// fails, and the holder should release).
 		co.holder.czxid = g.czxid
 	}
-	return co.holder
+	return co.holder, nil
 }
 
 // shareLocked returns a local holder's share of the cohort's hold: the same
@@ -298,15 +340,44 @@ func (co *cohort) shareLocked(mayHandOver func() bool) *Hold {
 // release ends the local holder h's share: the hold passes to the next
 // local waiter if there is one and the streak allows, or the node is
 // deleted (guaranteed, as the mutex's Release) and the waiters queue again.
+//
+// The node is handed over only while it is held: its session is checked by
+// the clock first (a hold is not passed on from a paused process whose
+// session may be over), and a node that ended meanwhile is not passed on
+// (lost then fails the local waiters). When the node goes with waiters
+// here, their new node is created before the old one is deleted, so a
+// process with local waiters always has a node in the ZooKeeper queue and
+// another process that waits gets the lock after at most max local
+// hand-overs, on a fast network too.
 func (co *cohort) release(ctx context.Context, h *Hold) error {
+	// The release ends h's share whatever happens: h's end function (which
+	// leaves too) can no longer run once Release has begun.
+	defer co.leave()
+	co.mu.Lock()
+	g := co.global
+	co.mu.Unlock()
+	if g != nil {
+		// Outside co.mu: a hold found over by the clock ends here, and
+		// its end calls lost, which takes co.mu.
+		g.live()
+	}
 	co.mu.Lock()
 	if co.holder != h {
+		err := co.lostErr
 		co.mu.Unlock()
-		return ErrNotHeld
+		if err == nil {
+			err = ErrNotHeld
+		}
+		return err
 	}
 	co.holder = nil
-	g := co.global
-	defer co.leave()
+	g = co.global
+	if err := g.endedErr(); err != nil {
+		// Ended since the look above: its end function (lost) is on
+		// its way and fails the waiters.
+		co.mu.Unlock()
+		return err
+	}
 	// A revoked node is released whatever waits here: the revoker asked
 	// for the lock, not for the next local holder to get it.
 	if len(co.queue) > 0 && co.streak < co.max && !h.revoked.Load() && (h.mayHandOver == nil || h.mayHandOver()) {
@@ -326,11 +397,21 @@ func (co *cohort) release(ctx context.Context, h *Hold) error {
 	}
 	co.global = nil
 	g.setEnded(nil)
+	// Waiters here: their next node first (see above).
+	queued := co.startLocked()
 	co.mu.Unlock()
+	if queued != nil {
+		select {
+		case <-queued:
+		case <-ctx.Done():
+		}
+	}
 	err := g.Release(ctx)
-	co.mu.Lock()
-	co.startLocked()
-	co.mu.Unlock()
+	if queued == nil {
+		co.mu.Lock()
+		co.startLocked() // for waiters that came meanwhile
+		co.mu.Unlock()
+	}
 	if err != nil && !errors.Is(err, ErrNotHeld) {
 		return err
 	}
@@ -348,10 +429,10 @@ func (co *cohort) lost(g *Hold, err error) {
 	}
 	holder := co.holder
 	queue := co.queue
-	co.global, co.holder, co.queue = nil, nil, nil
+	co.global, co.holder, co.queue, co.lostErr = nil, nil, nil, err
 	co.mu.Unlock()
 	if holder != nil {
-		holder.end(err, "the process's shared hold ended", false)
+		holder.end(err, g.LostIn(), "the process's shared hold ended", false)
 	}
 	for _, w := range queue {
 		w.err = err

@@ -42,17 +42,52 @@ type Hold struct {
 	revoked atomic.Bool
 
 	mu       sync.Mutex
-	err      error // nil while held
+	err      error           // nil while held
+	lostIn   connstate.State // the state that ended it, recorded as it ended
 	released bool
 	ended    func(error) // called once the hold ends other than by Release
 }
 
 // setEnded sets the function called (once, on no lock of h's) when the hold
-// ends other than by Release; nil removes it.
-func (h *Hold) setEnded(f func(error)) {
+// ends other than by Release, and reports whether it will be: false if the
+// hold has ended already (then f is not kept and the caller must act on
+// the end itself: the hold may have ended before f could be set). A nil f
+// removes the function.
+func (h *Hold) setEnded(f func(error)) bool {
 	h.mu.Lock()
+	defer h.mu.Unlock()
+	if f != nil && (h.err != nil || h.released) {
+		return false
+	}
 	h.ended = f
+	return true
+}
+
+// endedErr returns the hold's error if it has ended, by the events
+// handled so far (not by the clock: see live); it never ends the hold, so
+// it may be called under a lock that the hold's end function takes.
+func (h *Hold) endedErr() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.err
+}
+
+// live reports whether the hold is still held, ending it first if its
+// session can no longer be alive by the clock (framework's SessionAlive):
+// after a process pause the first look at a hold is right, whether or not
+// the client's late timer has fired yet.
+func (h *Hold) live() bool {
+	h.mu.Lock()
+	held := h.err == nil
 	h.mu.Unlock()
+	if !held {
+		return false
+	}
+	if h.c.SessionAlive(h.session) {
+		return true
+	}
+	h.end(ErrLockLost, connstate.Lost, "session expired: the client-side deadline passed", true)
+	return false
 }
 
 func (l *Loop) hold(node string, stat *zk.Stat) *Hold {
@@ -78,10 +113,10 @@ func NewHold(c *framework.Client, node string, stat *zk.Stat, log *zap.Logger) *
 	// the session ends (the session's end deletes the node then).
 	stop := c.Guard(h.session, func(closed bool, s connstate.State) {
 		if closed {
-			h.end(framework.ErrClosed, "client closed", false)
+			h.end(framework.ErrClosed, 0, "client closed", false)
 			return
 		}
-		h.end(ErrLockLost, s.String(), true)
+		h.end(ErrLockLost, s, s.String(), true)
 	})
 	h.mu.Lock()
 	h.cancel = stop
@@ -89,16 +124,23 @@ func NewHold(c *framework.Client, node string, stat *zk.Stat, log *zap.Logger) *
 	return h
 }
 
-// end ends the hold with err (ErrLockLost, or framework.ErrClosed) and,
-// with del, deletes its node as soon as the connection allows, so it blocks
-// nobody once the session is back.
-func (h *Hold) end(err error, why string, del bool) {
+// end ends the hold with err (ErrLockLost, or framework.ErrClosed), lost
+// in state s (0 for none, as on Close) and, with del, deletes its node as
+// soon as the connection allows, so it blocks nobody once the session is
+// back.
+func (h *Hold) end(err error, s connstate.State, why string, del bool) {
+	if s != 0 && s != connstate.Lost && !h.c.SessionAlive(h.session) {
+		// Ended by a state after the session's deadline passed (a
+		// process pause, then the socket's close seen before the
+		// clock was read): the session is what was lost.
+		s = connstate.Lost
+	}
 	h.mu.Lock()
 	if h.err != nil || h.released {
 		h.mu.Unlock()
 		return
 	}
-	h.err = err
+	h.err, h.lostIn = err, s
 	h.tel.ended(err, why)
 	h.closeDoneLocked()
 	cancel := h.cancel // nil while NewHold is still registering: nothing to stop then
@@ -156,11 +198,15 @@ func (h *Hold) Session() int64 {
 	return h.session
 }
 
-// Done returns a channel closed when the hold ends: released, or lost.
+// Done returns a channel closed when the hold ends: released, or lost. A
+// hold whose session the clock says is over (after a process pause, say)
+// is ended before Done returns, so the first look after the pause finds
+// the channel closed.
 func (h *Hold) Done() <-chan struct{} {
 	if h == nil {
 		return fanout.Closed()
 	}
+	h.live()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.done == nil {
@@ -183,14 +229,31 @@ func (h *Hold) closeDoneLocked() {
 }
 
 // Err returns nil while held, ErrLockLost once lost, framework.ErrClosed
-// once ended by the client's Close, ErrNotHeld once released.
+// once ended by the client's Close, ErrNotHeld once released. Like Done it
+// judges the session by the clock, not only by the events handled so far.
 func (h *Hold) Err() error {
 	if h == nil {
 		return ErrNotHeld
 	}
+	h.live()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.err
+}
+
+// LostIn returns the connection state that ended the hold, as recorded
+// when it ended: Lost when its session ended (expired, declared expired by
+// the client or by the clock), Suspended or another state the error policy
+// counts as an error; 0 while held and when it ended by Release or the
+// client's Close.
+func (h *Hold) LostIn() connstate.State {
+	if h == nil {
+		return 0
+	}
+	h.live()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.lostIn
 }
 
 // Release ends the hold and deletes our node. The delete is guaranteed: if
@@ -236,9 +299,10 @@ func (h *Hold) Release(ctx context.Context) error {
 // exists: put it in front of a write to a protected resource so that the
 // server applies the write only while the lock is held (ZooKeeper-side
 // fencing).
-// A nil hold's is the zero Op, which Multi refuses.
+// A nil hold's is the zero Op, which Multi refuses, and so is the Op of a
+// hold that has ended (judged by the clock too, as Err).
 func (h *Hold) CheckOp() framework.Op {
-	if h == nil {
+	if h == nil || !h.live() {
 		return framework.Op{}
 	}
 	if h.versioned {

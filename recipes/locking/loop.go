@@ -163,6 +163,14 @@ func (l *Loop) TryAcquire(ctx context.Context) (*Hold, bool, error) {
 // acquire is Acquire, waiting or not; without wait, a busy lock is
 // ErrWouldBlock.
 func (l *Loop) acquire(ctx context.Context, wait bool) (h *Hold, err error) {
+	return l.acquireQueued(ctx, wait, nil)
+}
+
+// acquireQueued is acquire, calling queued (if set) each time a node of
+// this acquire has been created, so in the ZooKeeper queue, before it
+// waits: a cohort that gives its node up keeps its place in the queue by
+// deleting the old node only after that.
+func (l *Loop) acquireQueued(ctx context.Context, wait bool, queued func()) (h *Hold, err error) {
 	if l == nil {
 		return nil, ErrNilHandle
 	}
@@ -197,6 +205,9 @@ func (l *Loop) acquire(ctx context.Context, wait bool) (h *Hold, err error) {
 		switch {
 		case err == nil:
 			acq.created(node)
+			if queued != nil {
+				queued()
+			}
 			// The listing is handed over, not kept here: with thousands of
 			// waiters, each keeping the listing it started with would hold
 			// their square in memory.

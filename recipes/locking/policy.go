@@ -35,7 +35,7 @@ func newPolicyHold(c *framework.Client, node string, stat *zk.Stat, log *zap.Log
 	// state goes unseen between the two.
 	cancelListen := c.Listen(func(s connstate.State) {
 		if p.IsError(s) {
-			h.end(ErrLockLost, s.String(), true)
+			h.end(ErrLockLost, s, s.String(), true)
 		}
 	})
 	stop := func() bool {
@@ -58,20 +58,20 @@ func newPolicyHold(c *framework.Client, node string, stat *zk.Stat, log *zap.Log
 		select {
 		case <-stopped:
 		case <-c.Done():
-			h.end(framework.ErrClosed, "client closed", false)
+			h.end(framework.ErrClosed, 0, "client closed", false)
 		case <-sess.Done():
 			select {
 			case <-c.Done():
-				h.end(framework.ErrClosed, "client closed", false)
+				h.end(framework.ErrClosed, 0, "client closed", false)
 			default:
-				h.end(ErrLockLost, connstate.Lost.String(), true)
+				h.end(ErrLockLost, connstate.Lost, connstate.Lost.String(), true)
 			}
 		}
 	}()
 	if sess.ID() != stat.EphemeralOwner {
-		h.end(ErrLockLost, connstate.Lost.String(), true)
+		h.end(ErrLockLost, connstate.Lost, connstate.Lost.String(), true)
 	} else if s := c.State(); p.IsError(s) {
-		h.end(ErrLockLost, s.String(), true)
+		h.end(ErrLockLost, s, s.String(), true)
 	}
 	return h
 }

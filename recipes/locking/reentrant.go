@@ -262,8 +262,9 @@ func (r *Reentrant) Node() string {
 	return ""
 }
 
-// CheckOp returns a transaction check of the held node; ErrNotHeld when
-// nothing is held.
+// CheckOp returns a transaction check of the held node; once the hold
+// ended, its Err (ErrLockLost, framework.ErrClosed, or ErrNotHeld after
+// Release), wrapped; ErrNotHeld when nothing was ever held.
 func (r *Reentrant) CheckOp() (framework.Op, error) {
 	if h := r.current(); h != nil {
 		return h.CheckOp(), nil
@@ -271,7 +272,11 @@ func (r *Reentrant) CheckOp() (framework.Op, error) {
 	if r == nil {
 		return framework.Op{}, ErrNotHeld
 	}
-	return framework.Op{}, r.errorf("check", ErrNotHeld)
+	err := r.Err()
+	if err == nil {
+		err = ErrNotHeld // held again since the look above: ask again
+	}
+	return framework.Op{}, r.errorf("check", err)
 }
 
 // FencedMulti runs ops in one transaction behind a check of the held node.

@@ -24,6 +24,7 @@ func TestLocalHandover(t *testing.T) {
 	addr := zkAddr
 	t.Run("exclusion and tokens", func(t *testing.T) { testCohortExclusion(t, addr) })
 	t.Run("fairness bound", func(t *testing.T) { testCohortFairness(t, addr) })
+	t.Run("fairness bound, every process cohorted, RTT 0", func(t *testing.T) { testCohortFairnessAllCohorted(t, addr) })
 	t.Run("token shared locally, greater across processes", func(t *testing.T) { testCohortTokens(t, addr) })
 	t.Run("per-holder tokens", func(t *testing.T) { testCohortPerHolderTokens(t, addr) })
 	t.Run("revocation releases the node", func(t *testing.T) { testCohortRevocation(t, addr) })
@@ -194,6 +195,91 @@ func testCohortFairness(t *testing.T, addr string) {
 	}
 	t.Logf("%d cohort holds began while B waited (bound %d)", n, max+1)
 	testkit.Eventually(t, "no lock node left", func() bool { return len(testkit.Children(t, b, lockPath)) == 0 })
+}
+
+// 4 processes x 16 handles, every process cohorted with max 8, on
+// loopback: while every process has waiters, no process holds more than
+// max+1 = 9 times in a row. A cohort whose streak ends creates its next
+// node before it deletes the old one, so it always has a place in the
+// ZooKeeper queue behind the processes already waiting. (Deleting first
+// left it out of the queue for the delete's round trip, and on loopback
+// one process held 18 to 54 times in a row.) The order of holds is taken
+// under the hold, so it is the order the lock was held in.
+func testCohortFairnessAllCohorted(t *testing.T, addr string) {
+	ns := testkit.Unique(t)
+	const clients, perClient, max, total, warmup = 4, 16, 8, 1500, 100
+	var (
+		mu     sync.Mutex
+		order  []int // the client of each hold, in hold order
+		stop   atomic.Bool
+		start  = make(chan struct{})
+		wg     sync.WaitGroup
+		marker = "/marker"
+	)
+	for i := 0; i < clients; i++ {
+		c := testkit.Connect(t, addr, ns)
+		for j := 0; j < perClient; j++ {
+			m := mutex.New(c, lockPath, mutex.WithLocalHandover(max))
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctx := context.Background()
+				<-start
+				for !stop.Load() {
+					if err := m.Acquire(ctx); err != nil {
+						t.Error(err)
+						return
+					}
+					// Exclusion evidence kept for the whole hold: the
+					// marker exists only while one holder holds.
+					if _, err := m.FencedMulti(ctx, framework.CreateOp(marker, nil, framework.Ephemeral)); err != nil {
+						t.Errorf("marker: %v", err)
+					}
+					mu.Lock()
+					order = append(order, i)
+					if len(order) >= total {
+						stop.Store(true)
+					}
+					mu.Unlock()
+					if err := c.Delete(ctx, marker); err != nil {
+						t.Errorf("delete marker: %v", err)
+					}
+					if err := m.Release(ctx); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}()
+		}
+	}
+	close(start)
+	wg.Wait()
+	// Runs are counted from after the warm-up (the first nodes are made
+	// as the clients start) to total (after it handles stop, and a
+	// process may be alone).
+	longest, runs := 0, 0
+	for i, run := warmup, 0; i < total && i < len(order); i++ {
+		if i > warmup && order[i] == order[i-1] {
+			run++
+		} else {
+			run = 1
+			runs++
+		}
+		longest = maxInt(longest, run)
+	}
+	if longest > max+1 {
+		t.Errorf("one process held %d times in a row, want at most max+1 = %d", longest, max+1)
+	}
+	t.Logf("%d holds after the warm-up, %d runs, longest run %d (bound %d)", total-warmup, runs, longest, max+1)
+	obs := testkit.Connect(t, addr, ns)
+	testkit.Eventually(t, "no lock node left", func() bool { return len(testkit.Children(t, obs, lockPath)) == 0 })
+}
+
+func maxInt(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
 }
 
 // A local successor has its predecessor's token and node; a holder in
