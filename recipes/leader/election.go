@@ -199,8 +199,10 @@ func (e *Election) session(ctx context.Context) (*framework.Session, error) {
 // with the term's context while we lead, resigns when fn returns, and
 // campaigns again, until ctx ends (then it returns ctx's error, having
 // resigned). fn's context is cancelled when the term ends (connection
-// suspended under the standard policy, session lost, node deleted): fn must
-// then stop acting as the leader, and Run campaigns again. If fn returns an
+// suspended under the standard policy, session lost, node deleted) and
+// when ctx ends, as Curator's close interrupts takeLeadership: fn must then
+// stop acting as the leader, and Run campaigns again or returns. It
+// carries ctx's values and deadline, and FromContext finds the term in it. If fn returns an
 // error while the term is still live, Run resigns and returns that error.
 // A campaign that fails because the session ended, or after the retry
 // policy gave up on a connection loss, is tried again after a pause; Run
@@ -211,7 +213,23 @@ func (e *Election) Run(ctx context.Context, fn func(ctx context.Context) error) 
 	if e != nil && fn == nil {
 		return fmt.Errorf("leader %s: run: %w: nil function", e.path, framework.ErrInvalidOption)
 	}
-	return e.run(ctx, func(t *Term) error { return fn(t.Context()) })
+	return e.run(ctx, func(t *Term) error {
+		fctx, cancel := leaderContext(ctx, t)
+		defer cancel()
+		return fn(fctx)
+	})
+}
+
+// leaderContext returns the context of Run's function for term t: derived
+// from Run's ctx (its values, deadline and cancellation) and cancelled too
+// when the term ends, with the term in it for FromContext.
+func leaderContext(ctx context.Context, t *Term) (context.Context, context.CancelFunc) {
+	fctx, cancel := context.WithCancel(context.WithValue(ctx, termKey{}, t))
+	stop := context.AfterFunc(t.Context(), cancel)
+	return fctx, func() {
+		stop()
+		cancel()
+	}
 }
 
 // run is Run with fn given the term.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/leader"
@@ -88,5 +89,58 @@ func TestObserveOrderedWithNoLeader(t *testing.T) {
 	}
 	cancel()
 	for range events { // closed once ctx ends
+	}
+}
+
+// Run returns once its ctx ends when fn waits on its own context, the
+// usual Go shape: fn's context ends with Run's as well as with the term
+// (before the fix it ended only with the term, and Run never returned).
+// The node is gone when Run returns, and fn's context still carries the
+// term and Run's values.
+func TestRunReturnsWhenCtxEndsAndFnWaitsOnItsContext(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	type key struct{}
+	ctx, cancel := context.WithCancel(context.WithValue(testkit.Ctx(t), key{}, "v"))
+	defer cancel()
+	c := testkit.Connect(t, zkAddr, ns)
+	e := leader.New(c, "/e")
+	leading := make(chan *leader.Term, 1)
+	ran := make(chan error, 1)
+	go func() {
+		ran <- e.Run(ctx, func(fctx context.Context) error {
+			if fctx.Value(key{}) != "v" {
+				t.Error("fn's context lost Run's values")
+			}
+			leading <- leader.FromContext(fctx)
+			<-fctx.Done()
+			return nil
+		})
+	}()
+	var term *leader.Term
+	select {
+	case term = <-leading:
+	case err := <-ran:
+		t.Fatalf("Run returned %v before leading", err)
+	case <-time.After(testkit.Deadline):
+		t.Fatal("never led")
+	}
+	if term == nil || term.Err() != nil {
+		t.Fatalf("fn's context has no live term: %v", term)
+	}
+	cancel()
+	select {
+	case err := <-ran:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run = %v, want context.Canceled", err)
+		}
+	case <-time.After(testkit.Deadline):
+		t.Fatal("Run did not return after its ctx was cancelled")
+	}
+	if !errors.Is(term.Err(), leader.ErrResigned) {
+		t.Fatalf("term.Err = %v, want ErrResigned", term.Err())
+	}
+	if n := testkit.Children(t, c, "/e"); len(n) != 0 {
+		t.Fatalf("nodes left: %v", n)
 	}
 }

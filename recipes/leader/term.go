@@ -118,12 +118,15 @@ func (t *Term) Err() error {
 	if t.cause != nil {
 		return t.cause
 	}
+	// The reason is the one the hold recorded as it ended, not what the
+	// connection is now: a term ended by Suspended says so even if read
+	// after the session expired too.
 	switch {
 	case errors.Is(herr, framework.ErrClosed):
 		t.cause = herr
 	case errors.Is(herr, locking.ErrNotHeld):
 		t.cause = ErrResigned
-	case t.hold.Session() != t.e.c.SessionID() || t.e.c.State() == connstate.Lost:
+	case t.hold.LostIn() == connstate.Lost:
 		t.cause = lost(ErrSessionLost)
 	default:
 		t.cause = lost(ErrSuspended)
