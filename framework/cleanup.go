@@ -29,6 +29,11 @@ const (
 //   - ctx ended (the usual reason for the failure): detached from ctx, at
 //     most one second.
 func (c *Client) CleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c == nil {
+		ended, cancel := context.WithCancel(context.Background())
+		cancel()
+		return ended, cancel
+	}
 	switch {
 	case c.isClosed() || !c.State().IsConnected():
 		ended, cancel := context.WithCancel(context.Background())

@@ -22,6 +22,9 @@ import (
 // under a retry policy, paths are namespaced, protected creation survives lost
 // replies, deletes can be guaranteed, and connection states are reported to
 // listeners. A Client is safe for concurrent use. Close it to end its session.
+// A nil *Client is safe to call, like every handle of the library: its calls
+// that would talk to ZooKeeper, and Close, return ErrNilClient, and it
+// reports no session.
 type Client struct {
 	opts      options
 	log       *zap.Logger
@@ -239,6 +242,9 @@ func (c *Client) replaced(h *handle) bool {
 // ends once it returns. Calls made after Close return ErrClosed. Close is
 // idempotent and safe for concurrent use.
 func (c *Client) Close() error {
+	if c == nil {
+		return ErrNilClient
+	}
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
 		c.closed = true
@@ -253,10 +259,12 @@ func (c *Client) Close() error {
 		for _, g := range guards {
 			g.f(true, 0)
 		}
+		// Done closes before the session's Done, so whoever sees the
+		// session end can tell Close from a loss by looking at Done.
+		c.cancel()
 		c.mu.Lock()
 		c.endSessionLocked()
 		c.mu.Unlock()
-		c.cancel()
 		c.closeConn(h, connected)
 		c.wg.Wait()
 		c.listeners.Close()
@@ -311,17 +319,28 @@ func (c *Client) closeConn(h *handle, connected bool) {
 var closing sync.WaitGroup
 
 // Done returns a channel that is closed when Close is called.
-func (c *Client) Done() <-chan struct{} { return c.ctx.Done() }
+func (c *Client) Done() <-chan struct{} {
+	if c == nil {
+		return fanout.Closed()
+	}
+	return c.ctx.Done()
+}
 
 // Listen registers fn for every state change from now on. States are
 // delivered in order, never dropped, on a goroutine of the listener's own, so
 // a slow listener blocks nobody. The returned cancel unregisters fn.
 func (c *Client) Listen(fn func(connstate.State)) (cancel func()) {
+	if c == nil {
+		return func() {}
+	}
 	return c.listeners.Add(fn)
 }
 
 // State returns the current connection state.
 func (c *Client) State() connstate.State {
+	if c == nil {
+		return 0
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.state
@@ -330,6 +349,9 @@ func (c *Client) State() connstate.State {
 // StateChanged returns a channel that is closed at the next state change.
 // Read State after it closes.
 func (c *Client) StateChanged() <-chan struct{} {
+	if c == nil {
+		return fanout.Closed()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.changed.C()
@@ -338,6 +360,9 @@ func (c *Client) StateChanged() <-chan struct{} {
 // SessionID returns the id of the live session, or 0 while there is none
 // (after Lost until the next session, and after Close).
 func (c *Client) SessionID() int64 {
+	if c == nil {
+		return 0
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.session
@@ -346,6 +371,9 @@ func (c *Client) SessionID() int64 {
 // SessionTimeout returns the session timeout negotiated with the server, or
 // the requested one until a server has answered.
 func (c *Client) SessionTimeout() time.Duration {
+	if c == nil {
+		return 0
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.negotiatedTimeoutLocked()
@@ -355,25 +383,51 @@ func (c *Client) SessionTimeout() time.Duration {
 // on it are not namespaced and calls on it are not retried. The client
 // replaces the connection after it declares a session lost.
 func (c *Client) Conn() *zk.Conn {
+	if c == nil {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.h.conn
 }
 
 // Logger returns the client's logger, for recipes to name sub-loggers from.
-func (c *Client) Logger() *zap.Logger { return c.opts.logger }
+func (c *Client) Logger() *zap.Logger {
+	if c == nil {
+		return zap.NewNop()
+	}
+	return c.opts.logger
+}
 
 // ErrorPolicy returns the policy that decides which states end lock holds.
-func (c *Client) ErrorPolicy() connstate.ErrorPolicy { return c.opts.errorPolicy }
+func (c *Client) ErrorPolicy() connstate.ErrorPolicy {
+	if c == nil {
+		return connstate.StandardPolicy{}
+	}
+	return c.opts.errorPolicy
+}
 
 // RetryPolicy returns the policy operations retry under.
-func (c *Client) RetryPolicy() retry.Policy { return c.opts.retryPolicy }
+func (c *Client) RetryPolicy() retry.Policy {
+	if c == nil {
+		return defaultOptions().retryPolicy
+	}
+	return c.opts.retryPolicy
+}
 
 // DefaultData returns a copy of the data Create writes when given nil.
-func (c *Client) DefaultData() []byte { return append([]byte{}, c.opts.defaultData...) }
+func (c *Client) DefaultData() []byte {
+	if c == nil {
+		return nil
+	}
+	return append([]byte{}, c.opts.defaultData...)
+}
 
 // Namespace returns the namespace (without leading slash), "" if none.
 func (c *Client) Namespace() string {
+	if c == nil {
+		return ""
+	}
 	if c.opts.namespace == "" {
 		return ""
 	}
@@ -384,6 +438,9 @@ func (c *Client) Namespace() string {
 // Reconnected or ReadOnly). It returns ctx's error if ctx ends first and
 // ErrClosed if the client is closed.
 func (c *Client) BlockUntilConnected(ctx context.Context) error {
+	if c == nil {
+		return ErrNilClient
+	}
 	if ctx == nil {
 		return invalid("nil context")
 	}

@@ -211,6 +211,9 @@ func StripProtected(name string) string {
 // policy; a cancelled or expired ctx returns its error. Without Protected, a
 // create whose reply is lost may still have been applied.
 func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...CreateOption) (string, error) {
+	if c == nil {
+		return "", ErrNilClient
+	}
 	var o createOptions
 	for i, opt := range opts {
 		if opt == nil {

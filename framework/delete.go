@@ -54,6 +54,9 @@ func Quietly() DeleteOption {
 // Delete deletes the node at path, under the retry policy. A missing node is
 // zk.ErrNoNode (wrapped) unless Quietly; a version mismatch zk.ErrBadVersion.
 func (c *Client) Delete(ctx context.Context, path string, opts ...DeleteOption) error {
+	if c == nil {
+		return ErrNilClient
+	}
 	o := deleteOptions{version: -1}
 	for i, opt := range opts {
 		if opt == nil {

@@ -35,4 +35,11 @@ var (
 	// connection the client makes (the new session after a client-side
 	// expiry), operations fail with it rather than run without them.
 	ErrAuthFailed = errors.New("curator: authentication failed")
+	// ErrNilClient is returned by the calls of a nil *Client that would
+	// talk to ZooKeeper, and by Close. A nil client is safe to call: it
+	// has no session (SessionID 0, Session's Done closed, SessionAlive
+	// false), Done and StateChanged are closed, Guard calls its function
+	// at once as for a closed client, and the getters return defaults.
+	// Recipes made with a nil client report it from every call.
+	ErrNilClient = errors.New("curator: nil client")
 )

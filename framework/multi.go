@@ -56,6 +56,9 @@ func (o Op) Path() string { return o.path }
 // wraps the first failing operation's error (zk.ErrNoNode, ...). Paths of created nodes in the responses are
 // returned without namespace.
 func (c *Client) Multi(ctx context.Context, ops ...Op) ([]zk.MultiResponse, error) {
+	if c == nil {
+		return nil, ErrNilClient
+	}
 	if len(ops) == 0 {
 		return nil, invalid("empty transaction")
 	}

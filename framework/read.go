@@ -9,6 +9,9 @@ import (
 
 // Exists returns the node's Stat, or nil (and no error) if there is none.
 func (c *Client) Exists(ctx context.Context, path string) (*zk.Stat, error) {
+	if c == nil {
+		return nil, ErrNilClient
+	}
 	if err := ValidatePath(path); err != nil {
 		return nil, err
 	}
@@ -34,6 +37,9 @@ func (c *Client) Exists(ctx context.Context, path string) (*zk.Stat, error) {
 // an exists watch on a missing node stays on the server until the node is
 // created.
 func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.Event, error) {
+	if c == nil {
+		return nil, nil, ErrNilClient
+	}
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, err
 	}
@@ -74,6 +80,9 @@ func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.
 
 // Get returns the node's data and Stat; zk.ErrNoNode (wrapped) if missing.
 func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
+	if c == nil {
+		return nil, nil, ErrNilClient
+	}
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, err
 	}
@@ -98,6 +107,9 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error)
 // GetW is Get that also sets a watch, fired once by the node's deletion or
 // data change. When the node is missing, no watch is left on the server.
 func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
+	if c == nil {
+		return nil, nil, nil, ErrNilClient
+	}
 	data, stat, ch, err := c.GetWOrdered(ctx, path)
 	if err != nil {
 		return nil, nil, nil, err
@@ -116,6 +128,9 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-cha
 // watches are set again and fire in no particular order, so such code must
 // not rely on it across a state change (StateChanged tells).
 func (c *Client) GetWOrdered(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
+	if c == nil {
+		return nil, nil, nil, ErrNilClient
+	}
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, nil, err
 	}
@@ -146,6 +161,9 @@ func (c *Client) GetWOrdered(ctx context.Context, path string) ([]byte, *zk.Stat
 // Set writes data if the node's version is version (-1: any) and returns the
 // new Stat.
 func (c *Client) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
+	if c == nil {
+		return nil, ErrNilClient
+	}
 	if err := ValidatePath(path); err != nil {
 		return nil, err
 	}
@@ -169,6 +187,9 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 
 // Children returns the names of the node's children (unsorted) and its Stat.
 func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat, error) {
+	if c == nil {
+		return nil, nil, ErrNilClient
+	}
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, err
 	}
@@ -193,6 +214,9 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat,
 // ChildrenW is Children that also sets a watch, fired once by a child's
 // creation or deletion, or the node's deletion.
 func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, <-chan zk.Event, error) {
+	if c == nil {
+		return nil, nil, nil, ErrNilClient
+	}
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, nil, err
 	}

@@ -31,6 +31,9 @@ var noSession = func() *Session {
 // the next session, and after Close), a Session with ID 0 whose Done is
 // closed.
 func (c *Client) Session() *Session {
+	if c == nil {
+		return noSession
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.sess == nil {
@@ -73,6 +76,10 @@ type guard struct {
 // unregisters f and reports whether it was still registered (so f has not
 // run and will not).
 func (c *Client) Guard(session int64, f func(closed bool, s connstate.State)) (stop func() bool) {
+	if c == nil {
+		f(true, 0)
+		return func() bool { return false }
+	}
 	c.mu.Lock()
 	switch {
 	case c.closed:

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/internal/telemetry"
@@ -54,16 +55,31 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 
 // MeterProvider returns the provider the client's metrics go to
 // (WithMeterProvider's, or the global one), for recipes' own instruments.
-func (c *Client) MeterProvider() metric.MeterProvider { return c.tel.mp }
+func (c *Client) MeterProvider() metric.MeterProvider {
+	if c == nil {
+		return metricnoop.NewMeterProvider()
+	}
+	return c.tel.mp
+}
 
 // TracerProvider returns the provider the client's spans go to
 // (WithTracerProvider's, or the global one), for recipes' own spans.
-func (c *Client) TracerProvider() trace.TracerProvider { return c.tel.tp }
+func (c *Client) TracerProvider() trace.TracerProvider {
+	if c == nil {
+		return tracenoop.NewTracerProvider()
+	}
+	return c.tel.tp
+}
 
 // Tracing reports whether spans started on the client's TracerProvider can
 // be recorded: false for a no-op provider, and for the global default while
 // the application has set no provider. Recipes skip their spans then.
-func (c *Client) Tracing() bool { return telemetry.Tracing(c.tel.tp) }
+func (c *Client) Tracing() bool {
+	if c == nil {
+		return false
+	}
+	return telemetry.Tracing(c.tel.tp)
+}
 
 // reqKind is the operation of a request, the operation attribute of its
 // metrics and the name of its span.
