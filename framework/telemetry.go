@@ -94,10 +94,12 @@ const (
 	reqChildren
 	reqMulti
 	reqCleanup // finding and deleting the node of a failed protected create
+	reqSync
+	reqWatch // adding or removing a persistent watch (persistent.go)
 	numReqs
 )
 
-var reqNames = [numReqs]string{"create", "delete", "exists", "get", "set", "children", "multi", "cleanup"}
+var reqNames = [numReqs]string{"create", "delete", "exists", "get", "set", "children", "multi", "cleanup", "sync", "watch"}
 
 // result is the outcome of a request, its result attribute: a small fixed
 // set, so the attribute's cardinality is bounded.
