@@ -42,4 +42,11 @@ var (
 	// at once as for a closed client, and the getters return defaults.
 	// Recipes made with a nil client report it from every call.
 	ErrNilClient = errors.New("curator: nil client")
+	// ErrNilHandle is returned by the calls of a nil recipe handle (a nil
+	// *mutex.Mutex, say) that would act on ZooKeeper: Acquire, TryAcquire,
+	// Participants and the like. Every handle type treats a nil receiver
+	// alike: such calls return ErrNilHandle, Release returns the recipe's
+	// ErrNotHeld, and the queries report nothing held (Err ErrNotHeld, Done
+	// closed, IsHeld false, FencingToken 0, Node ""). Nothing panics.
+	ErrNilHandle = errors.New("curator: nil handle")
 )

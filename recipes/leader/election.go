@@ -248,7 +248,7 @@ func (e *Election) run(ctx context.Context, fn func(t *Term) error) error {
 				return err
 			}
 			e.log.Debug("campaign failed; campaigning again", zap.String("path", e.path), zap.Error(err))
-			if err := locking.Sleep(ctx, e.c, pause); err != nil {
+			if err := e.c.Pause(ctx, pause); err != nil {
 				return err
 			}
 			pause = min(2*pause, requeueMax)

@@ -34,11 +34,11 @@ var (
 	// ErrNotLeader is locking.ErrNotHeld: returned by a second Resign, and
 	// by the calls of a nil *Term.
 	ErrNotLeader = locking.ErrNotHeld
-	// ErrNilHandle is locking.ErrNilHandle, returned by the calls of a nil
+	// ErrNilHandle is framework.ErrNilHandle, returned by the calls of a nil
 	// *Election that would act on the election.
-	ErrNilHandle = locking.ErrNilHandle
-	// ErrNilClient is locking.ErrNilClient: New was given a nil client.
-	ErrNilClient = locking.ErrNilClient
+	ErrNilHandle = framework.ErrNilHandle
+	// ErrNilClient is framework.ErrNilClient: New was given a nil client.
+	ErrNilClient = framework.ErrNilClient
 	// ErrInvalidPath is framework.ErrInvalidPath.
 	ErrInvalidPath = framework.ErrInvalidPath
 )

@@ -8,7 +8,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/recipes/locking"
 )
 
 // Event is a change of leader seen by Observe.
@@ -63,7 +62,7 @@ func (e *Election) observe(ctx context.Context, out chan<- Event) {
 					return
 				}
 				e.log.Debug("observe: look failed; trying again", zap.String("path", e.path), zap.Error(err))
-				if err := locking.Sleep(ctx, e.c, pause); err != nil {
+				if err := e.c.Pause(ctx, pause); err != nil {
 					return
 				}
 				pause = min(2*pause, requeueMax)

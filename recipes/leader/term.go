@@ -54,7 +54,7 @@ func (t *Term) watchNode() {
 			if ctx.Err() != nil {
 				return
 			}
-			if err := locking.Sleep(ctx, t.e.c, 100*time.Millisecond); err != nil {
+			if err := t.e.c.Pause(ctx, 100*time.Millisecond); err != nil {
 				return
 			}
 			continue
@@ -190,10 +190,6 @@ func (t *Term) Token() int64 {
 	}
 	return t.hold.FencingToken()
 }
-
-// FencingToken is Token, under the name every other hold of the library
-// gives it (mutex, read/write lock, semaphore lease and mutex).
-func (t *Term) FencingToken() int64 { return t.Token() }
 
 // Node returns the path of our node ("" for a nil Term).
 func (t *Term) Node() string {

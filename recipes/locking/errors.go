@@ -1,10 +1,6 @@
 package locking
 
-import (
-	"errors"
-
-	"github.com/gocurator/curator/framework"
-)
+import "errors"
 
 // Errors shared by every lock recipe, matched with errors.Is. Recipe packages
 // re-export them; a bad path is framework.ErrInvalidPath, and errors of one
@@ -24,14 +20,4 @@ var (
 	// reports that as false, with no node left behind, and so do the
 	// recipes' (busy is not an error).
 	ErrWouldBlock = errors.New("curator: lock is held by others")
-	// ErrNilClient is returned when a recipe was made with a nil client:
-	// framework.ErrNilClient, which a nil client's own calls return.
-	ErrNilClient = framework.ErrNilClient
-	// ErrNilHandle is returned by the calls of a nil lock handle (a nil
-	// *mutex.Mutex, say) that would act on the lock: Acquire, TryAcquire,
-	// Participants. Every handle type treats a nil receiver alike: such
-	// calls return ErrNilHandle, Release returns ErrNotHeld, and the
-	// queries report nothing held (Err ErrNotHeld, Done closed, IsHeld
-	// false, FencingToken 0, Node ""). Nothing panics.
-	ErrNilHandle = errors.New("curator: nil handle")
 )

@@ -83,7 +83,7 @@ func New(c *framework.Client, path string, d Driver, opts ...Option) *Loop {
 	l := &Loop{c: c, path: path, driver: d, maxLeases: func() int { return 1 }}
 	switch {
 	case c == nil:
-		l.err = ErrNilClient
+		l.err = framework.ErrNilClient
 	case d == nil:
 		l.err = errors.New("curator: nil driver")
 	default:
@@ -127,11 +127,11 @@ func (l *Loop) Client() *framework.Client {
 	return l.c
 }
 
-// Err returns the error New found in its input, or nil; ErrNilHandle for
+// Err returns the error New found in its input, or nil; framework.ErrNilHandle for
 // a nil Loop.
 func (l *Loop) Err() error {
 	if l == nil {
-		return ErrNilHandle
+		return framework.ErrNilHandle
 	}
 	return l.err
 }
@@ -172,7 +172,7 @@ func (l *Loop) acquire(ctx context.Context, wait bool) (h *Hold, err error) {
 // deleting the old node only after that.
 func (l *Loop) acquireQueued(ctx context.Context, wait bool, queued func()) (h *Hold, err error) {
 	if l == nil {
-		return nil, ErrNilHandle
+		return nil, framework.ErrNilHandle
 	}
 	if l.err != nil {
 		return nil, l.err
@@ -238,7 +238,7 @@ func (l *Loop) acquireQueued(ctx context.Context, wait bool, queued func()) (h *
 			return nil, fmt.Errorf("%w: node lost or attempt aborted %d times while waiting", ErrLockLost, recreates+1)
 		}
 		l.log.Info("own node lost or attempt aborted while waiting; starting over", zap.String("node", node))
-		if err := Sleep(ctx, l.c, sleep); err != nil {
+		if err := l.c.Pause(ctx, sleep); err != nil {
 			return nil, err
 		}
 	}
@@ -644,7 +644,7 @@ func (l *Loop) sortListing(children []string, node string) []string {
 // the mutex the holder comes first.
 func (l *Loop) Participants(ctx context.Context) ([]string, error) {
 	if l == nil {
-		return nil, ErrNilHandle
+		return nil, framework.ErrNilHandle
 	}
 	if l.err != nil {
 		return nil, l.err
@@ -671,23 +671,5 @@ func (l *Loop) deleteNode(ctx context.Context, node string) {
 	defer cancel()
 	if err := l.c.Delete(dctx, node, framework.Guaranteed(), framework.Quietly()); err != nil {
 		l.log.Info("deleting own node continues in the background", zap.String("node", node), zap.Error(err))
-	}
-}
-
-// Sleep waits d, or until ctx ends (its error) or the client closes
-// (framework.ErrClosed): the pause between a recipe's attempts.
-func Sleep(ctx context.Context, c *framework.Client, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-c.Done():
-		return framework.ErrClosed
 	}
 }

@@ -81,7 +81,7 @@ func (r *Reentrant) Acquire(ctx context.Context) error { return r.acquireHold(ct
 // (wrapped) when the lock is held elsewhere.
 func (r *Reentrant) acquireHold(ctx context.Context, wait bool) error {
 	if r == nil {
-		return ErrNilHandle
+		return framework.ErrNilHandle
 	}
 	if err := r.l.Err(); err != nil {
 		return r.errorf("acquire", err)
@@ -282,7 +282,7 @@ func (r *Reentrant) CheckOp() (framework.Op, error) {
 // FencedMulti runs ops in one transaction behind a check of the held node.
 func (r *Reentrant) FencedMulti(ctx context.Context, ops ...framework.Op) ([]zk.MultiResponse, error) {
 	if r == nil {
-		return nil, ErrNilHandle
+		return nil, framework.ErrNilHandle
 	}
 	check, err := r.CheckOp()
 	if err != nil {

@@ -18,7 +18,7 @@ const RevokeMessage = "__REVOKE__"
 // it. A missing node is not an error.
 func Revoke(ctx context.Context, c *framework.Client, node string) error {
 	if c == nil {
-		return ErrNilClient
+		return framework.ErrNilClient
 	}
 	_, err := c.Set(ctx, node, []byte(RevokeMessage), -1)
 	if errors.Is(err, zk.ErrNoNode) {

@@ -11,6 +11,6 @@ var (
 	ErrNotHeld     = locking.ErrNotHeld
 	ErrLockLost    = locking.ErrLockLost
 	ErrInvalidPath = framework.ErrInvalidPath
-	ErrNilClient   = locking.ErrNilClient
-	ErrNilHandle   = locking.ErrNilHandle
+	ErrNilClient   = framework.ErrNilClient
+	ErrNilHandle   = framework.ErrNilHandle
 )

@@ -56,7 +56,7 @@ func New(c *framework.Client, path string, opts ...Option) *Mutex {
 }
 
 // reentrant returns the handle's state, nil for a nil handle (whose calls
-// then behave as locking.ErrNilHandle says).
+// then behave as framework.ErrNilHandle says).
 func (m *Mutex) reentrant() *locking.Reentrant {
 	if m == nil {
 		return nil

@@ -13,10 +13,10 @@ var (
 	ErrNotHeld     = locking.ErrNotHeld
 	ErrLockLost    = locking.ErrLockLost
 	ErrInvalidPath = framework.ErrInvalidPath
-	ErrNilClient   = locking.ErrNilClient
+	ErrNilClient   = framework.ErrNilClient
 	// ErrUpgradeNotSupported is returned at once when the write lock is
 	// asked for by an RWLock that holds only its read lock (Curator
 	// deadlocks there).
 	ErrUpgradeNotSupported = errors.New("curator: upgrading a read lock to a write lock is not supported")
-	ErrNilHandle           = locking.ErrNilHandle
+	ErrNilHandle           = framework.ErrNilHandle
 )

@@ -48,7 +48,7 @@ func newLock(rw *RWLock, s side, l *locking.Loop, localHandover int) *Lock {
 }
 
 // reentrant returns the Lock's state, nil for a nil Lock (whose calls then
-// behave as locking.ErrNilHandle says).
+// behave as framework.ErrNilHandle says).
 func (k *Lock) reentrant() *locking.Reentrant {
 	if k == nil {
 		return nil

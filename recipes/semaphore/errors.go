@@ -8,7 +8,7 @@ import (
 )
 
 // Errors, matched with errors.Is. ErrNotHeld, ErrLockLost, ErrInvalidPath
-// and ErrNilClient are the locking package's sentinels, shared by every
+// and ErrNilClient are the sentinels of locking and framework, shared by every
 // recipe.
 var (
 	// ErrLayoutMismatch is returned when the path holds the other mode's
@@ -37,8 +37,8 @@ var (
 	ErrInvalidPath = framework.ErrInvalidPath
 	// ErrNilClient is returned when the semaphore was made with a nil
 	// client.
-	ErrNilClient = locking.ErrNilClient
+	ErrNilClient = framework.ErrNilClient
 	// ErrNilHandle is returned by the calls of a nil *Semaphore or nil
-	// *Mutex that would act on the semaphore (see locking.ErrNilHandle).
-	ErrNilHandle = locking.ErrNilHandle
+	// *Mutex that would act on the semaphore (see framework.ErrNilHandle).
+	ErrNilHandle = framework.ErrNilHandle
 )

@@ -4,7 +4,6 @@ import (
 	"errors"
 
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/recipes/locking"
 )
 
 // Errors, matched with errors.Is.
@@ -18,12 +17,12 @@ var (
 	// ErrClosed is returned by Start after Close.
 	ErrClosed = errors.New("curator: shared count closed")
 	// ErrNilClient is returned when the count was made with a nil client.
-	ErrNilClient = locking.ErrNilClient
+	ErrNilClient = framework.ErrNilClient
 	// ErrInvalidPath is returned for a path ZooKeeper would reject, or the
 	// root.
 	ErrInvalidPath = framework.ErrInvalidPath
 	// ErrNilHandle is returned by the calls of a nil *Count that read or
 	// write the node; a nil Count's Value is 0, its Watch channel is
-	// closed, Listen and Close do nothing (see locking.ErrNilHandle).
-	ErrNilHandle = locking.ErrNilHandle
+	// closed, Listen and Close do nothing (see framework.ErrNilHandle).
+	ErrNilHandle = framework.ErrNilHandle
 )

@@ -1,10 +1,10 @@
-// Package handles_test checks what every lock handle of every recipe must
+// Package conformance_test checks what every lock handle of every recipe must
 // do alike, against a real ZooKeeper: Close ends every hold and waiter with
 // framework.ErrClosed, Release with a nil context changes nothing, a nil
 // handle never panics, an acquire never outlives its deadline, and the
 // first look at a hold after a process pause past its session's expiry
 // reports it lost.
-package handles_test
+package conformance_test
 
 import (
 	"os"
@@ -20,8 +20,8 @@ var zkAddr string
 // that holds and is paused: holderAddrEnv set makes it that process, a
 // client of the test's server at that address, in namespace holderNSEnv.
 const (
-	holderAddrEnv = "GOCURATOR_HANDLES_HOLDER_ADDR"
-	holderNSEnv   = "GOCURATOR_HANDLES_HOLDER_NS"
+	holderAddrEnv = "GOCURATOR_CONFORMANCE_HOLDER_ADDR"
+	holderNSEnv   = "GOCURATOR_CONFORMANCE_HOLDER_NS"
 )
 
 func TestMain(m *testing.M) {

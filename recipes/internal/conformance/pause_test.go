@@ -1,6 +1,6 @@
 //go:build unix
 
-package handles_test
+package conformance_test
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package handles_test
+package conformance_test
 
 import (
 	"context"
@@ -78,7 +78,7 @@ func checkNilResult(t *testing.T, out reflect.Value) {
 	t.Helper()
 	switch x := out.Interface().(type) {
 	case error:
-		if !errors.Is(x, locking.ErrNotHeld) && !errors.Is(x, locking.ErrNilHandle) {
+		if !errors.Is(x, locking.ErrNotHeld) && !errors.Is(x, framework.ErrNilHandle) {
 			t.Fatalf("error %v, want ErrNotHeld or ErrNilHandle", x)
 		}
 	case <-chan struct{}:

@@ -1,4 +1,4 @@
-package handles_test
+package conformance_test
 
 import (
 	"context"
@@ -35,6 +35,9 @@ type leaseHold struct{ *semaphore.Lease }
 type termHold struct{ *leader.Term }
 
 func (h termHold) Release(ctx context.Context) error { return h.Resign(ctx) }
+
+// FencingToken is the term's Token, under the name the other holds use.
+func (h termHold) FencingToken() int64 { return h.Token() }
 
 var kinds = []kind{
 	{"mutex", func(ctx context.Context, c *framework.Client, p string) (hold, string, error) {

@@ -1,4 +1,4 @@
-package handles_test
+package conformance_test
 
 import (
 	"context"
