@@ -32,6 +32,19 @@ type Verdict struct {
 	HeldWhenGone bool
 }
 
+// Listing is one look at the lock's directory: what a driver decides on.
+type Listing struct {
+	// Sorted is the participants in sequence order up to and including
+	// Own (with the layout's AllChildren: every participant, then the
+	// children Sequence refuses, in the server's order).
+	Sorted []string
+	// Own is our node's name, one of Sorted.
+	Own string
+	// Limit is how many holders the lock allows at this look: the limit
+	// of WithLimit, 1 by default. Drivers without a count ignore it.
+	Limit int
+}
+
 // Driver is what a lock recipe plugs into the loop. A driver may also be a
 // DirDriver (its nodes in a sub-directory, decided on the whole directory
 // and waited for on a children watch) and an AttemptDriver (work around
@@ -43,18 +56,16 @@ type Driver interface {
 	// Sequence returns the sort key of a child; ok is false for children
 	// that are not participants of this recipe, which are ignored.
 	Sequence(child string) (seq int32, ok bool)
-	// GetsTheLock decides whether own (a name in sorted) holds the lock,
-	// given the participants in sequence order up to and including own
-	// (every child, for a layout with AllChildren) and the number of
-	// holders allowed. It is called once per listing and, when own does not hold,
-	// once more without the node it named: it must be monotone (see the
-	// package documentation's driver contract).
-	GetsTheLock(sorted []string, own string, maxLeases int) (Verdict, error)
+	// GetsTheLock decides whether l.Own holds the lock. It is called once
+	// per listing and, when Own does not hold, once more without the node
+	// it named: it must be monotone (see the package documentation's
+	// driver contract).
+	GetsTheLock(l Listing) (Verdict, error)
 }
 
 // StandardDriver is the driver of the mutex and of the V1 semaphore
 // (Curator's StandardLockInternalsDriver): our node holds iff fewer than
-// maxLeases nodes sort before it; otherwise it watches the node maxLeases
+// Listing.Limit nodes sort before it; otherwise it watches the node Limit
 // places ahead.
 type StandardDriver struct {
 	// LockName is the name nodes carry, such as "lock-".
@@ -71,19 +82,19 @@ func (d StandardDriver) Node() NodeSpec {
 // Sequence reads the number after LockName.
 func (d StandardDriver) Sequence(child string) (int32, bool) { return Sequence(child, d.LockName) }
 
-// GetsTheLock holds iff own's index is below maxLeases.
-func (d StandardDriver) GetsTheLock(sorted []string, own string, maxLeases int) (Verdict, error) {
-	i := indexOf(sorted, own)
+// GetsTheLock holds iff Own's index is below Limit.
+func (d StandardDriver) GetsTheLock(l Listing) (Verdict, error) {
+	i := indexOf(l.Sorted, l.Own)
 	if i < 0 {
-		return Verdict{}, fmt.Errorf("%w: own node %s is not among the participants", ErrLockLost, own)
+		return Verdict{}, fmt.Errorf("%w: own node %s is not among the participants", ErrLockLost, l.Own)
 	}
-	if maxLeases < 1 {
-		return Verdict{}, fmt.Errorf("curator: max leases %d must be at least 1", maxLeases)
+	if l.Limit < 1 {
+		return Verdict{}, fmt.Errorf("curator: limit %d must be at least 1", l.Limit)
 	}
-	if i < maxLeases {
+	if i < l.Limit {
 		return Verdict{Held: true}, nil
 	}
-	// Nodes only ever join behind ours, so once the node maxLeases places
-	// ahead is gone and it was the first, fewer than maxLeases remain ahead.
-	return Verdict{Watch: sorted[i-maxLeases], HeldWhenGone: i == maxLeases}, nil
+	// Nodes only ever join behind ours, so once the node Limit places
+	// ahead is gone and it was the first, fewer than Limit remain ahead.
+	return Verdict{Watch: l.Sorted[i-l.Limit], HeldWhenGone: i == l.Limit}, nil
 }

@@ -26,9 +26,9 @@ func (leaderDriver) Node() locking.NodeSpec {
 
 func (leaderDriver) Sequence(child string) (int32, bool) { return locking.Sequence(child, "leader-") }
 
-func (leaderDriver) GetsTheLock(sorted []string, own string, _ int) (locking.Verdict, error) {
-	for i, name := range sorted {
-		if name != own {
+func (leaderDriver) GetsTheLock(l locking.Listing) (locking.Verdict, error) {
+	for i, name := range l.Sorted {
+		if name != l.Own {
 			continue
 		}
 		if i == 0 {
@@ -36,9 +36,9 @@ func (leaderDriver) GetsTheLock(sorted []string, own string, _ int) (locking.Ver
 		}
 		// Only the first candidate can be in the way of the second, and
 		// nobody joins ahead of us: its deletion makes us leader.
-		return locking.Verdict{Watch: sorted[i-1], HeldWhenGone: i == 1}, nil
+		return locking.Verdict{Watch: l.Sorted[i-1], HeldWhenGone: i == 1}, nil
 	}
-	return locking.Verdict{}, fmt.Errorf("%w: %s not a candidate", locking.ErrLockLost, own)
+	return locking.Verdict{}, fmt.Errorf("%w: %s not a candidate", locking.ErrLockLost, l.Own)
 }
 
 // A custom recipe built on the shared loop: leader election.
@@ -75,7 +75,7 @@ func ExampleStandardDriver() {
 	sorted := locking.SortChildren([]string{
 		"_c_b-lock-0000000003", "config", "_c_a-lock-0000000002", "_c_c-lock-0000000004",
 	}, d.Sequence)
-	v, _ := d.GetsTheLock(sorted, "_c_c-lock-0000000004", 1)
+	v, _ := d.GetsTheLock(locking.Listing{Sorted: sorted, Own: "_c_c-lock-0000000004", Limit: 1})
 	fmt.Println(sorted)
 	fmt.Printf("held=%v watch=%s\n", v.Held, v.Watch)
 	// Output:

@@ -50,11 +50,13 @@ type Attempt struct {
 	// under the client's retry policy, begins a new one.
 	Abort <-chan struct{}
 	// Check is called once, after our node was created and before the
-	// first decision: a look at the world that is only sound once our node
-	// exists (the V2 semaphore looks for V1 participants). An error fails
-	// the Acquire (after our node is deleted); zk.ErrNoNode means the path
-	// went with our node, and the loop starts over.
-	Check func(ctx context.Context) error
+	// first decision, with the children of the directory as listed right
+	// behind the create (foreign ones included; nil if that listing did
+	// not come): a look at the world that is only sound once our node
+	// exists (each semaphore layout looks for the other's nodes). An error
+	// fails the Acquire (after our node is deleted); zk.ErrNoNode means
+	// the path went with our node, and the loop starts over.
+	Check func(ctx context.Context, listing []string) error
 	// End is called once when the attempt is decided: after the node holds,
 	// or after the node of a failed attempt was deleted (and, if the create
 	// failed, even with no node). The V2 semaphore releases its gate.

@@ -43,11 +43,11 @@ func (*slotDriver) Node() locking.NodeSpec {
 
 func (*slotDriver) Sequence(child string) (int32, bool) { return locking.Sequence(child, "slot-") }
 
-func (d *slotDriver) GetsTheLock(all []string, _ string, max int) (locking.Verdict, error) {
+func (d *slotDriver) GetsTheLock(l locking.Listing) (locking.Verdict, error) {
 	d.mu.Lock()
-	d.seen = append(d.seen, slices.Clone(all))
+	d.seen = append(d.seen, slices.Clone(l.Sorted))
 	d.mu.Unlock()
-	return locking.Verdict{Held: len(all) <= max}, nil
+	return locking.Verdict{Held: len(l.Sorted) <= l.Limit}, nil
 }
 
 func (d *slotDriver) listings() [][]string {
@@ -143,7 +143,7 @@ func TestLayoutDriver(t *testing.T) {
 		if _, err := admin.Create(ctx, slotDir+"/config", nil, framework.CreatingParentContainers()); err != nil {
 			t.Fatal(err)
 		}
-		two := locking.WithMaxLeases(func() int { return 2 })
+		two := locking.WithLimit(func() (int, <-chan struct{}) { return 2, nil })
 		d1 := &slotDriver{}
 		h1, err := locking.New(testkit.Connect(t, own, ns), lockPath, d1, two).Acquire(ctx)
 		if err != nil {
@@ -233,7 +233,7 @@ func TestLayoutDriver(t *testing.T) {
 		aborts []chan struct{}
 		begun  chan int // the number of each attempt begun
 	}
-	gated := func(c *framework.Client, a *attempts, check func(n int) func(context.Context) error) gatedDriver {
+	gated := func(c *framework.Client, a *attempts, check func(n int) func(context.Context, []string) error) gatedDriver {
 		return gatedDriver{&slotDriver{begin: func(ctx context.Context, wait bool) (locking.Attempt, error) {
 			a.mu.Lock()
 			n := len(a.aborts) + 1
@@ -309,13 +309,10 @@ func TestLayoutDriver(t *testing.T) {
 		boom := errors.New("boom")
 		var checked []string
 		a := newAttempts()
-		d := gated(c, a, func(int) func(context.Context) error {
-			return func(ctx context.Context) error {
-				ch, _, err := c.Children(ctx, slotDir)
-				if err != nil {
-					return err
-				}
-				checked = ch
+		d := gated(c, a, func(int) func(context.Context, []string) error {
+			// The listing that came with the create.
+			return func(_ context.Context, listing []string) error {
+				checked = listing
 				return boom
 			}
 		})
@@ -341,8 +338,8 @@ func TestLayoutDriver(t *testing.T) {
 		ctx := testkit.Ctx(t)
 		c := testkit.Connect(t, addr, ns)
 		a := newAttempts()
-		d := gated(c, a, func(n int) func(context.Context) error {
-			return func(context.Context) error {
+		d := gated(c, a, func(n int) func(context.Context, []string) error {
+			return func(context.Context, []string) error {
 				if n == 1 {
 					return fmt.Errorf("children: %w", zk.ErrNoNode)
 				}

@@ -24,8 +24,7 @@ type Loop struct {
 	layout    Layout        // the driver's (DirDriver), else the zero Layout
 	dir       string        // where the nodes live: path, or path/layout.Dir
 	attempts  AttemptDriver // the driver, if it is one
-	maxLeases func() int
-	changed   func() <-chan struct{}
+	limit     func() (int, <-chan struct{})
 	log       *zap.Logger
 	tel       lockTelemetry         // metrics and spans (telemetry.go)
 	policy    connstate.ErrorPolicy // WithErrorPolicy's; nil: the client's
@@ -51,17 +50,15 @@ func (l *Loop) pathFor(name string) string {
 // Option configures Loop.
 type Option func(*Loop)
 
-// WithMaxLeases sets how many holders the lock allows, read at every
-// decision (default 1). Pair it with WithChanged when it can change.
-func WithMaxLeases(f func() int) Option { return func(l *Loop) { l.maxLeases = f } }
-
-// WithChanged sets a function returning a channel that closes when the
-// driver's inputs (such as max leases) change: waiters then look again. The
-// loop calls the max leases function and then this one, before each look;
-// the channel must close on any change after the value that call returned
-// (take both at one instant, as shared.Count's Watch allows, and hand the
-// channel over here), or a change between the two calls is missed.
-func WithChanged(f func() <-chan struct{}) Option { return func(l *Loop) { l.changed = f } }
+// WithLimit sets the lock's limit, read before every look at the
+// directory: how many holders it allows (Listing.Limit; 1 without this
+// option) and a channel that closes when the limit, or any other input of
+// the driver's decision, changes after that call (nil: never), so that
+// waiters look again. shared.Count's Watch has this shape: the value and
+// the channel taken at one instant.
+func WithLimit(f func() (limit int, changed <-chan struct{})) Option {
+	return func(l *Loop) { l.limit = f }
+}
 
 // WithInvalid makes every call fail with err (unless New found an error in
 // its own input first): a recipe's way to report an invalid option of its
@@ -80,7 +77,7 @@ func WithLogger(log *zap.Logger) Option { return func(l *Loop) { l.log = log } }
 // New returns the loop for driver d on path. It does no I/O; a nil client,
 // nil driver or invalid path is reported by every later call.
 func New(c *framework.Client, path string, d Driver, opts ...Option) *Loop {
-	l := &Loop{c: c, path: path, driver: d, maxLeases: func() int { return 1 }}
+	l := &Loop{c: c, path: path, driver: d, limit: oneHolder}
 	switch {
 	case c == nil:
 		l.err = framework.ErrNilClient
@@ -110,6 +107,9 @@ func New(c *framework.Client, path string, d Driver, opts ...Option) *Loop {
 	}
 	return l
 }
+
+// oneHolder is the limit without WithLimit: one holder, for ever.
+func oneHolder() (int, <-chan struct{}) { return 1, nil }
 
 // Path returns the lock path ("" for a nil Loop).
 func (l *Loop) Path() string {
@@ -248,42 +248,48 @@ func (l *Loop) acquireQueued(ctx context.Context, wait bool, queued func()) (h *
 // the attempt was aborted: start over with a new attempt.
 var errRecreate = errors.New("own node lost")
 
+// waiter is one node of ours waiting for the lock: the state of one
+// attempt's wait, whichever its mode.
+type waiter struct {
+	l    *Loop
+	node string // our node's path
+	own  string // its name
+	// stat is our node's Stat (its czxid is the fencing token, its owner
+	// the session it lives in); nil when it must be read again, after the
+	// connection that carried our watches went.
+	stat  *zk.Stat
+	first []string // the listing that came with the create, until used
+	wait  bool     // false: a try, which never waits for other holders
+	att   *Attempt
+	sess  *framework.Session // the session our node lives in
+}
+
+// look is one look at the lock: a listing, and the driver's verdict on it.
+type look struct {
+	v       Verdict
+	in      Listing         // what the driver decided on
+	changed <-chan struct{} // closes when the limit changes after the look
+	// children is the children watch this listing armed, if asked to.
+	children <-chan zk.Event
+}
+
 // wait is the loop proper, for one node of ours, created with Stat stat;
 // first is the listing that came with the create (nil if none), att the
-// attempt the node belongs to.
-//
-// A waiter watches the node its driver names (P) and, unless P's deletion
-// alone lets it hold, the node just before P (PP), plus its own node: at
-// most three watches, set in one round trip. When PP goes it lists again
-// while P still holds, off the critical path, and usually finds P alone
-// ahead; then P's deletion grants the lock with no request at all, so a
-// hand-over costs the holder's delete and its notification, one round trip
-// instead of two. Each delete notifies at most the two waiters that watch
-// it: no herd. The grant without a read is sound because nodes only join
-// behind ours (the driver vouches for that with HeldWhenGone, and the loop
-// checks the rest by asking the driver about the listing without P, which
-// also names PP: what the driver would watch then), and
-// because our own node is watched too: events of a session arrive in the
-// order the server sent them, so no deletion of our node came before P's.
-// After any state change the ordering argument is void (watches are set
-// again on reconnection in no particular order), and the loop reads
-// instead.
-//
-// With the layout's WatchChildren, a waiter instead lists the directory
-// with a children watch (which our own node's deletion fires too) and looks
-// again at every change: one watch, and a read before every grant.
+// attempt the node belongs to. A node that does not hold waits in the
+// layout's mode: on the nodes ahead that the driver names (waitNodes) or
+// on the directory's children (waitChildren); the package documentation
+// says why each is sound.
 func (l *Loop) wait(ctx context.Context, node string, stat *zk.Stat, first []string, wait bool, att *Attempt) (*Hold, error) {
-	_, own := framework.SplitPath(node)
-	ws := watchSet{l: l, node: node} // chs made when first needed
+	w := &waiter{l: l, node: node, stat: stat, first: first, wait: wait, att: att, sess: l.c.Session()}
+	_, w.own = framework.SplitPath(node)
 	// Our node lives as long as its session: once that is lost, waiting
 	// is pointless (a watch set again by a retry would be in the new
 	// session, but our node died with the old one).
-	sess := l.c.Session()
-	if sess.ID() != stat.EphemeralOwner {
+	if w.sess.ID() != stat.EphemeralOwner {
 		return nil, errRecreate
 	}
 	if att.Check != nil {
-		err := att.Check(ctx)
+		err := att.Check(ctx, first)
 		if errors.Is(err, zk.ErrNoNode) {
 			return nil, errRecreate // the path went, and our node with it
 		}
@@ -291,126 +297,61 @@ func (l *Loop) wait(ctx context.Context, node string, stat *zk.Stat, first []str
 			return nil, err
 		}
 	}
-	// children is the pending children watch of the directory
-	// (WatchChildren), nil while none is armed. A look for another reason
-	// (a change of maxLeases) keeps it rather than arm another: each would
-	// stay pending, with a goroutine in a namespace, until the directory
-	// changes.
-	var children <-chan zk.Event
+	if l.layout.WatchChildren {
+		return w.waitChildren(ctx)
+	}
+	return w.waitNodes(ctx)
+}
+
+// waitNodes waits on at most three nodes, watched in one round trip: P, the
+// node the driver names; PP, the node the driver would name if P were gone
+// (unless P's deletion alone lets us hold); and our own. When PP goes it
+// lists again while P still holds, off the critical path, and usually
+// finds P alone ahead; then P's deletion grants the lock with no request.
+func (w *waiter) waitNodes(ctx context.Context) (*Hold, error) {
+	l := w.l
+	ws := watchSet{l: l, node: w.node} // chs made when first needed
 	for {
-		// maxLeases then changed: see WithChanged for the contract that
-		// keeps a change between the two calls from being missed.
-		max := l.maxLeases()
-		var changed <-chan struct{}
-		if l.changed != nil {
-			changed = l.changed()
+		h, lk, err := w.look(ctx, false)
+		if h != nil || err != nil {
+			return h, err
 		}
-		var sorted []string
-		switch {
-		case first != nil:
-			// The listing sent behind the create set no watch: a node
-			// that holds at once leaves none behind.
-			sorted, first = l.sortListing(first, node), nil
-		default:
-			arm := l.layout.WatchChildren && children == nil
-			var (
-				st  *zk.Stat
-				ch  <-chan zk.Event
-				err error
-			)
-			sorted, st, ch, err = l.list(ctx, node, stat == nil, arm)
-			if errors.Is(err, zk.ErrNoNode) {
-				// The directory is gone, so our node is too (its container
-				// was reaped after our session ended).
-				return nil, errRecreate
-			}
-			if err != nil {
-				return nil, err
-			}
-			if arm {
-				children = ch
-			}
-			if st != nil {
-				stat = st
-			}
-		}
-		att.tel.listed(sorted, own)
-		if stat == nil || stat.EphemeralOwner != l.c.SessionID() || indexOf(sorted, own) < 0 {
-			return nil, errRecreate
-		}
-		v, err := l.driver.GetsTheLock(sorted, own, max)
+		p := lk.v.Watch
+		grant, pp := l.withoutP(lk.in, p)
+		grant = grant && lk.v.HeldWhenGone
+		gone, err := ws.set(ctx, p, pp)
 		if err != nil {
 			return nil, err
 		}
-		if v.Held {
-			return l.hold(node, stat), nil
+		if gone {
+			continue // P or PP went between the listing and the watch: look again
 		}
-		if !wait {
-			return nil, ErrWouldBlock
+		l.log.Debug("waiting", zap.String("node", w.node), zap.String("watch", p),
+			zap.String("watchAlso", pp), zap.Bool("heldWhenGone", grant))
+		if err := w.waiting(p); err != nil {
+			return nil, err
 		}
-		var (
-			p, pp string // the nodes watched ahead of ours; "" for none
-			grant bool   // P's deletion alone lets us hold
-		)
-		if l.layout.WatchChildren {
-			if children == nil {
-				continue // list again, with the watch
-			}
-		} else {
-			p = v.Watch
-			grant, pp = l.withoutP(sorted, own, p, max)
-			grant = grant && v.HeldWhenGone
-			gone, err := ws.set(ctx, p, pp)
-			if err != nil {
-				return nil, err
-			}
-			if gone {
-				continue // P or PP went between the listing and the watch: look again
-			}
-		}
-		l.log.Debug("waiting", zap.String("node", node), zap.String("watch", p),
-			zap.String("watchAlso", pp), zap.Bool("heldWhenGone", grant),
-			zap.Bool("watchChildren", l.layout.WatchChildren))
-		if l.c.SessionID() != stat.EphemeralOwner {
-			// The session ended while the watches were being set: they
-			// may be in the new session, but our node died with the old
-			// one. Never wait on a node of a dead session.
-			return nil, errRecreate
-		}
-		att.tel.watching(p)
-		// With WatchChildren p and pp are "": their channels are nil and
-		// never ready, as is children's in the other mode.
 		select {
 		case ev := <-ws.chs[p]:
 			delete(ws.chs, p)
-			l.log.Debug("watch fired", zap.String("node", node), zap.Stringer("event", ev.Type))
-			if ev.Type == zk.EventNodeDeleted && grant && l.maxLeases() == max {
-				if ws.ownAlive(stat) {
-					return l.hold(node, stat), nil
-				}
-				st, err := l.c.Exists(ctx, node)
-				if err != nil {
-					return nil, err
-				}
-				if st == nil || st.EphemeralOwner != l.c.SessionID() {
-					return nil, errRecreate
-				}
-				return l.hold(node, st), nil
+			l.log.Debug("watch fired", zap.String("node", w.node), zap.Stringer("event", ev.Type))
+			if ev.Type == zk.EventNodeDeleted && grant && !closed(lk.changed) {
+				return w.granted(ctx, &ws)
 			}
 			if ev.Type == zk.EventNotWatching {
-				stat = nil // the session may be gone: check our node again
+				w.stat = nil // the session may be gone: check our node again
 				ws.reset()
 			}
 		case ev := <-ws.chs[pp]: // nil channel when pp is "": never ready
 			delete(ws.chs, pp)
-			l.log.Debug("watch before the predecessor fired", zap.String("node", node), zap.Stringer("event", ev.Type))
+			l.log.Debug("watch before the predecessor fired", zap.String("node", w.node), zap.Stringer("event", ev.Type))
 			// PP went: list again, off the critical path while P holds.
 			// (Deciding on the last listing without PP instead, with no
 			// request, was measured to cost a read and half a round trip
 			// more per acquisition: 8 requests and 1.7 round trips per
 			// contended cycle at RTT 2 ms instead of 7 and 1.2.)
 			if ev.Type == zk.EventNotWatching {
-				stat = nil
+				w.stat = nil
 				ws.reset()
 			}
 		case ev := <-ws.own:
@@ -419,30 +360,156 @@ func (l *Loop) wait(ctx context.Context, node string, stat *zk.Stat, first []str
 			case zk.EventNodeDeleted:
 				return nil, errRecreate
 			case zk.EventNotWatching:
-				stat = nil
+				w.stat = nil
 				ws.reset()
 			}
-		case ev := <-children:
-			children = nil // fired: the next listing arms a new one
-			l.log.Debug("directory changed", zap.String("node", node), zap.Stringer("event", ev.Type))
-			if ev.Type == zk.EventNotWatching {
-				stat = nil
-			}
-		case <-changed:
-		case <-att.Abort:
+		case <-lk.changed:
+		case <-w.att.Abort:
 			return nil, errRecreate
-		case <-sess.Done():
-			select {
-			case <-l.c.Done():
-				return nil, framework.ErrClosed
-			default:
-				return nil, errRecreate
-			}
+		case <-w.sess.Done():
+			return nil, w.sessionEnded()
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-l.c.Done():
-			return nil, framework.ErrClosed
 		}
+	}
+}
+
+// granted is P's deletion granting the lock: with no request when our
+// node's watch proves it existed in our live session when P went (see
+// watchSet.ownAlive), else after one read of it.
+func (w *waiter) granted(ctx context.Context, ws *watchSet) (*Hold, error) {
+	if ws.ownAlive(w.stat) {
+		return w.l.hold(w.node, w.stat), nil
+	}
+	st, err := w.l.c.Exists(ctx, w.node)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil || st.EphemeralOwner != w.l.c.SessionID() {
+		return nil, errRecreate
+	}
+	return w.l.hold(w.node, st), nil
+}
+
+// waitChildren waits on a children watch of the directory (which our own
+// node's deletion fires too) and looks again at every change: one watch,
+// and a read before every grant. The listing behind the create sets no
+// watch, so a node that holds at once leaves none behind; a look for
+// another reason (a change of the limit) keeps a pending watch rather than
+// arm another: each would stay pending, with a goroutine in a namespace,
+// until the directory changes.
+func (w *waiter) waitChildren(ctx context.Context) (*Hold, error) {
+	var children <-chan zk.Event // the pending watch; nil while none is armed
+	for {
+		h, lk, err := w.look(ctx, children == nil)
+		if h != nil || err != nil {
+			return h, err
+		}
+		if lk.children != nil {
+			children = lk.children
+		}
+		if children == nil {
+			continue // the listing behind the create: list again, with the watch
+		}
+		w.l.log.Debug("waiting for the directory", zap.String("node", w.node))
+		if err := w.waiting(""); err != nil {
+			return nil, err
+		}
+		select {
+		case ev := <-children:
+			children = nil // fired: the next listing arms a new one
+			w.l.log.Debug("directory changed", zap.String("node", w.node), zap.Stringer("event", ev.Type))
+			if ev.Type == zk.EventNotWatching {
+				w.stat = nil
+			}
+		case <-lk.changed:
+		case <-w.att.Abort:
+			return nil, errRecreate
+		case <-w.sess.Done():
+			return nil, w.sessionEnded()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// look takes the limit, lists the directory (or takes the listing that
+// came with the create, which sets no watch), checks that our node is
+// still ours and asks the driver. With arm, a listing it makes sets a
+// children watch (look.children). It returns the hold when our node holds,
+// ErrWouldBlock when it does not and the acquire is a try.
+func (w *waiter) look(ctx context.Context, arm bool) (*Hold, look, error) {
+	l := w.l
+	var lk look
+	// The limit and its change channel, before the listing: a change
+	// after this closes the channel, and the waiter looks again.
+	lk.in.Limit, lk.changed = l.limit()
+	if w.first != nil {
+		lk.in.Sorted, w.first = l.sortListing(w.first, w.node), nil
+	} else {
+		sorted, st, ch, err := l.list(ctx, w.node, w.stat == nil, arm)
+		if errors.Is(err, zk.ErrNoNode) {
+			// The directory is gone, so our node is too (its container
+			// was reaped after our session ended).
+			return nil, lk, errRecreate
+		}
+		if err != nil {
+			return nil, lk, err
+		}
+		lk.in.Sorted, lk.children = sorted, ch
+		if st != nil {
+			w.stat = st
+		}
+	}
+	lk.in.Own = w.own
+	w.att.tel.listed(lk.in.Sorted, w.own)
+	if w.stat == nil || w.stat.EphemeralOwner != l.c.SessionID() || indexOf(lk.in.Sorted, w.own) < 0 {
+		return nil, lk, errRecreate
+	}
+	v, err := l.driver.GetsTheLock(lk.in)
+	if err != nil {
+		return nil, lk, err
+	}
+	lk.v = v
+	if v.Held {
+		return l.hold(w.node, w.stat), lk, nil
+	}
+	if !w.wait {
+		return nil, lk, ErrWouldBlock
+	}
+	return nil, lk, nil
+}
+
+// waiting is said once the watches of a look are set, before the waiter
+// blocks on them (watch is the node watched ahead, "" for a directory).
+// Never wait on a node of a dead session: the session may have ended while
+// the watches were being set, which may then be in the new session.
+func (w *waiter) waiting(watch string) error {
+	if w.l.c.SessionID() != w.stat.EphemeralOwner {
+		return errRecreate
+	}
+	w.att.tel.watching(watch)
+	return nil
+}
+
+// sessionEnded is the error of a wait whose node's session ended: the
+// client's Close, or a lost session (start over with a new node).
+func (w *waiter) sessionEnded() error {
+	select {
+	case <-w.l.c.Done():
+		return framework.ErrClosed
+	default:
+		return errRecreate
+	}
+}
+
+// closed reports whether ch is closed (a nil ch never is).
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -452,17 +519,18 @@ func (l *Loop) wait(ctx context.Context, node string, stat *zk.Stat, first []str
 // is what the driver would watch then: the node whose deletion may leave p
 // alone in our way, watched too so that we can list again while p still
 // holds.
-func (l *Loop) withoutP(sorted []string, own, p string, max int) (held bool, pp string) {
-	if p == own {
+func (l *Loop) withoutP(in Listing, p string) (held bool, pp string) {
+	if p == in.Own {
 		return false, ""
 	}
-	v, err := l.driver.GetsTheLock(without(sorted, p), own, max)
+	in.Sorted = without(in.Sorted, p)
+	v, err := l.driver.GetsTheLock(in)
 	switch {
 	case err != nil:
 		return false, ""
 	case v.Held:
 		return true, ""
-	case v.Watch == own:
+	case v.Watch == in.Own:
 		return false, ""
 	default:
 		return false, v.Watch

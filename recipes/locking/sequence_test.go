@@ -194,7 +194,7 @@ func TestStandardDriver(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := d.GetsTheLock(sorted, tt.own, tt.max)
+			got, err := d.GetsTheLock(Listing{Sorted: sorted, Own: tt.own, Limit: tt.max})
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
 			}

@@ -58,29 +58,14 @@ func WithKind(kind string) Option { return func(l *Loop) { l.tel.kind = kind } }
 // distinct name is a series of each metric.
 func WithName(name string) Option { return func(l *Loop) { l.tel.name = name } }
 
-// lockTelemetry is an Loop' telemetry: its options, and the
-// instruments, made at the first acquire (not by New, which recipes also
-// call for one listing).
+// lockTelemetry is a Loop's telemetry: its options, and the instruments,
+// made at the first acquire (not by New, which recipes also call for one
+// listing) and shared by every acquire of the loop.
 type lockTelemetry struct {
 	kind, name string
-	own        Instruments
-	shared     *Instruments // WithInstruments'; nil: own
+	once       sync.Once
+	inst       *lockInstruments
 }
-
-// Instruments are a lock's metric instruments and the options of its
-// measurements, made once, on first use. A recipe that makes a Loop per
-// acquire (the semaphore does) keeps one per handle and gives it to each
-// Loop with WithInstruments, so that they are made once and not at every
-// acquire (about 60 allocations each). The zero value is ready to use;
-// every Loop sharing one has the same client, kind and name.
-type Instruments struct {
-	once sync.Once
-	inst *lockInstruments
-}
-
-// WithInstruments makes the loop use shared, filled by the first loop that
-// records anything.
-func WithInstruments(shared *Instruments) Option { return func(l *Loop) { l.tel.shared = shared } }
 
 // Values of AttrResult, AttrEnd and AttrReason.
 type (
@@ -167,12 +152,8 @@ type lockInstruments struct {
 
 // instruments returns l's instruments, made on first use.
 func (l *Loop) instruments() *lockInstruments {
-	s := l.tel.shared
-	if s == nil {
-		s = &l.tel.own
-	}
-	s.once.Do(func() { s.inst = newLockInstruments(l) })
-	return s.inst
+	l.tel.once.Do(func() { l.tel.inst = newLockInstruments(l) })
+	return l.tel.inst
 }
 
 func newLockInstruments(l *Loop) *lockInstruments {

@@ -82,7 +82,7 @@ func TestWritePredicate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sorted := locking.SortChildren(tt.children, writeDriver{}.Sequence)
-			got, err := writeDriver{}.GetsTheLock(sorted, tt.own, 1)
+			got, err := writeDriver{}.GetsTheLock(locking.Listing{Sorted: sorted, Own: tt.own})
 			if err != nil || got != tt.want {
 				t.Fatalf("GetsTheLock(%v, %s) = %+v, %v; want %+v", sorted, tt.own, got, err, tt.want)
 			}
@@ -91,7 +91,7 @@ func TestWritePredicate(t *testing.T) {
 }
 
 func TestWritePredicateOwnNodeMissing(t *testing.T) {
-	_, err := writeDriver{}.GetsTheLock([]string{wr("b", 1)}, wr("a", 2), 1)
+	_, err := writeDriver{}.GetsTheLock(locking.Listing{Sorted: []string{wr("b", 1)}, Own: wr("a", 2)})
 	if !errors.Is(err, ErrLockLost) {
 		t.Fatalf("err = %v, want ErrLockLost", err)
 	}
@@ -152,7 +152,7 @@ func TestReadPredicate(t *testing.T) {
 				d.downgrade = true
 			}
 			sorted := locking.SortChildren(tt.children, d.Sequence)
-			got, err := d.GetsTheLock(sorted, tt.own, 0)
+			got, err := d.GetsTheLock(locking.Listing{Sorted: sorted, Own: tt.own})
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("GetsTheLock(%v, %s) error = %v, want %v", sorted, tt.own, err, tt.wantErr)
@@ -177,7 +177,7 @@ func TestReadNodeSpecAfterRacedDowngrade(t *testing.T) {
 		t.Fatalf("first Node() = %+v, want a downgrade node", spec)
 	}
 	node := "_c_" + uuidOf("r") + "-" + spec.Name
-	if _, err := d.GetsTheLock([]string{node}, node, 0); !errors.Is(err, errDowngradeRaced) {
+	if _, err := d.GetsTheLock(locking.Listing{Sorted: []string{node}, Own: node}); !errors.Is(err, errDowngradeRaced) {
 		t.Fatalf("GetsTheLock without the write node: %v, want errDowngradeRaced", err)
 	}
 	if spec := d.Node(); spec.Mode != framework.EphemeralSequential || spec.Name != readName {

@@ -74,7 +74,8 @@ func (*readDriver) Sequence(child string) (int32, bool) { return sequence(child)
 // A downgrade node is trusted only while the write node it was made from is
 // listed: then no writer queued behind that write node can have been
 // granted the lock before our node existed.
-func (d *readDriver) GetsTheLock(sorted []string, own string, _ int) (locking.Verdict, error) {
+func (d *readDriver) GetsTheLock(l locking.Listing) (locking.Verdict, error) {
+	sorted, own := l.Sorted, l.Own
 	if indexOf(sorted, own) < 0 {
 		return locking.Verdict{}, fmt.Errorf("%w: own node %s is not among the participants", ErrLockLost, own)
 	}

@@ -42,7 +42,7 @@ func New(c *framework.Client, path string, opts ...Option) *RWLock {
 	}
 	rw.write = newLock(rw, writeSide, locking.New(c, path, writeDriver{data: o.data}, append(lopts, locking.WithInvalid(o.err))...), o.localHandover)
 	rd := &readDriver{data: o.data, ownWrite: rw.write.heldName}
-	rw.read = newLock(rw, readSide, locking.New(c, path, rd, append(lopts, locking.WithChanged(rw.changed), locking.WithInvalid(o.err))...), 0)
+	rw.read = newLock(rw, readSide, locking.New(c, path, rd, append(lopts, locking.WithLimit(rw.readLimit), locking.WithInvalid(o.err))...), 0)
 	return rw
 }
 
@@ -62,9 +62,10 @@ func (rw *RWLock) WriteLock() *Lock {
 	return rw.write
 }
 
-// changed returns the channel closed at the next change of the write lock's
-// hold.
-func (rw *RWLock) changed() <-chan struct{} { return rw.writeChanged.C() }
+// readLimit is the read lock's limit for the loop: no count (one holder
+// per node, as the read driver decides), and the channel closed at the next
+// change of the write lock's hold, an input of the read driver.
+func (rw *RWLock) readLimit() (int, <-chan struct{}) { return 1, rw.writeChanged.C() }
 
 // notify wakes read acquires waiting on the write lock's hold.
 func (rw *RWLock) notify() { rw.writeChanged.Notify() }

@@ -28,7 +28,8 @@ func (writeDriver) Sequence(child string) (int32, bool) { return sequence(child)
 // so the deletion of a first write node does not prove we are first now.
 // A first read node cannot be joined by such a node: that would need a held
 // write node ahead of it.
-func (writeDriver) GetsTheLock(sorted []string, own string, _ int) (locking.Verdict, error) {
+func (writeDriver) GetsTheLock(l locking.Listing) (locking.Verdict, error) {
+	sorted, own := l.Sorted, l.Own
 	i := indexOf(sorted, own)
 	if i < 0 {
 		return locking.Verdict{}, fmt.Errorf("%w: own node %s is not among the participants", ErrLockLost, own)

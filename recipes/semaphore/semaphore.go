@@ -25,9 +25,10 @@ type Semaphore struct {
 	opts options
 	err  error // bad input found by New, returned by every call
 	log  *zap.Logger
-	// tel are the leases' instruments, shared by the loop of every
-	// acquire (one loop per acquire; V1 and V2 have the same kind).
-	tel locking.Instruments
+	// loop is the lock loop every acquire runs, V1's or V2's: the limit
+	// comes from limit, read at every look, and no acquire keeps state
+	// on it or on its driver.
+	loop *locking.Loop
 }
 
 // New returns a semaphore on path allowing maxLeases leases at once (or as
@@ -55,6 +56,12 @@ func New(c *framework.Client, path string, maxLeases int, opts ...Option) *Semap
 			s.err = fmt.Errorf("%w: a semaphore cannot live at the root", ErrInvalidPath)
 		}
 		s.log = c.Logger().Named("semaphore").With(zap.String("path", path))
+		var d locking.Driver = newV1Driver(s)
+		if s.opts.v2 {
+			d = v2Driver{s}
+		}
+		s.loop = locking.New(c, path, d, locking.WithLogger(s.log), locking.WithLimit(s.limit),
+			locking.WithName(s.opts.telemetryName))
 	}
 	return s
 }
@@ -158,11 +165,7 @@ func (s *Semaphore) Participants(ctx context.Context) ([]string, error) {
 	if err := s.check(ctx); err != nil {
 		return nil, fmt.Errorf("semaphore %s: participants: %w", s.path, err)
 	}
-	var d locking.Driver = v2Driver{s}
-	if !s.opts.v2 {
-		d = locking.StandardDriver{LockName: lockName}
-	}
-	p, err := locking.New(s.c, s.path, d).Participants(ctx)
+	p, err := s.loop.Participants(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("semaphore %s: %w", s.path, err)
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 
@@ -16,100 +16,68 @@ import (
 // lockName is the base name of V1 lease nodes and of the V2 gate's nodes.
 const lockName = "lock-"
 
-// v1Driver is the lock loop's standard driver (held iff fewer than max
-// nodes sort before ours; watch the node max places ahead) that also
-// refuses a path where a V2 semaphore is at work. One per Acquire.
+// v1Driver is the lock loop's standard driver (held iff fewer than the
+// limit's nodes sort before ours; watch the node that many places ahead)
+// whose attempts also refuse a path where a V2 semaphore is at work. One
+// per Semaphore: it keeps no state of any acquire.
 type v1Driver struct {
 	locking.StandardDriver
 	// v2Node returns a node of the V2 layout ("locks/<gate node>" or
 	// "leases/<lease node>"), "" when both directories are empty or
-	// missing. It is asked only when a listing shows either directory.
-	v2Node func() (string, error)
-	dirs   atomic.Bool // the listing being decided showed "locks" or "leases"
+	// missing.
+	v2Node  func(ctx context.Context) (string, error)
+	attempt locking.Attempt // every attempt's: its Check is noV2
 }
 
-// Sequence is the standard driver's, noting V2 directories on the way: the
-// loop shows every child of the path to Sequence before it decides.
-func (d *v1Driver) Sequence(child string) (int32, bool) {
-	if child == locksDir || child == leasesDir {
-		d.dirs.Store(true)
-	}
-	return d.StandardDriver.Sequence(child)
+func newV1Driver(s *Semaphore) *v1Driver {
+	d := &v1Driver{StandardDriver: locking.StandardDriver{LockName: lockName, Data: s.opts.data}, v2Node: s.v2Node}
+	d.attempt = locking.Attempt{Check: d.noV2}
+	return d
 }
 
-// GetsTheLock fails while a V2 semaphore has a gate or lease node on the
-// path, and admits nobody while the maximum is below 1; otherwise it is
-// the standard driver's.
+// Begin begins an attempt whose Check is noV2.
+func (d *v1Driver) Begin(context.Context, bool) (locking.Attempt, error) { return d.attempt, nil }
+
+// noV2 fails while a V2 semaphore has a gate or lease node on the path,
+// reading the V2 directories only when the listing that came with our
+// create shows one of them.
 //
 // Empty V2 directories are not a V2 semaphore at work: Curator's V2 leaves
-// them after every acquire, and the server reaps them only later. A V2
-// acquirer makes its gate and lease nodes before it looks for V1 nodes, and
-// we made our node before this listing, so if a V2 lease node is missing
-// from the directory listed here, the V2 acquirer lists the path after our
-// node was made and refuses it: the two cannot both be admitted.
-func (d *v1Driver) GetsTheLock(sorted []string, own string, maxLeases int) (locking.Verdict, error) {
-	if d.dirs.Swap(false) {
-		node, err := d.v2Node()
-		if err != nil {
-			return locking.Verdict{}, fmt.Errorf("looking for a V2 layout: %w", err)
-		}
-		if node != "" {
-			return locking.Verdict{}, fmt.Errorf("%w: V1 semaphore found V2 node %q", ErrLayoutMismatch, node)
-		}
+// them after every acquire, and the server reaps them only later. Our node
+// exists when noV2 runs, and a V2 acquirer makes its gate and lease nodes
+// before it looks for V1 nodes: if a V2 node is missing here, the V2
+// acquirer lists the path after our node was made and refuses it. So one
+// look per attempt is enough, and the two can never both be admitted.
+func (d *v1Driver) noV2(ctx context.Context, listing []string) error {
+	if listing != nil && !slices.ContainsFunc(listing, func(c string) bool { return c == locksDir || c == leasesDir }) {
+		return nil
 	}
-	if maxLeases < 1 {
-		// Nothing ahead can let us in: watch our own node (it changes only
-		// if it goes) and wait for the maximum to change.
-		return locking.Verdict{Watch: own}, nil
+	node, err := d.v2Node(ctx)
+	if err != nil {
+		return fmt.Errorf("looking for a V2 layout: %w", err)
 	}
-	return d.StandardDriver.GetsTheLock(sorted, own, maxLeases)
+	if node != "" {
+		return fmt.Errorf("%w: V1 semaphore found V2 node %q", ErrLayoutMismatch, node)
+	}
+	return nil
 }
 
-// acquireV1 runs the lock loop with the maximum: FIFO, one node per lease,
-// a release wakes only the waiter it lets in.
-func (s *Semaphore) acquireV1(ctx context.Context, wait bool) (*Lease, error) {
-	d := &v1Driver{
-		StandardDriver: locking.StandardDriver{LockName: lockName, Data: s.opts.data},
-		v2Node:         func() (string, error) { return s.v2Node(ctx) },
+// GetsTheLock admits nobody while the limit is below 1; otherwise it is
+// the standard driver's.
+func (d *v1Driver) GetsTheLock(l locking.Listing) (locking.Verdict, error) {
+	if l.Limit < 1 {
+		// Nothing ahead can let us in: watch our own node (it changes only
+		// if it goes) and wait for the limit to change.
+		return locking.Verdict{Watch: l.Own}, nil
 	}
+	return d.StandardDriver.GetsTheLock(l)
+}
 
-	// The loop looks again when its changed channel closes: when the
-	// maximum changes (the loop itself watches for the loss of our node's
-	// session). The loop asks for a channel at every look; they cost no
-	// goroutine but the one relay of count changes.
-	w := newWake()
-	if s.opts.count != nil {
-		done := make(chan struct{})
-		finished := relay(w, func() <-chan struct{} { _, ch := s.limit(); return ch }, done)
-		defer func() {
-			close(done)
-			<-finished
-		}()
-	}
-	// The loop reads the maximum, then asks for the channel. The wake's
-	// channel is taken before the maximum is read: a change after the read
-	// fires the wake after it, so the change is never missed.
-	var (
-		mu     sync.Mutex
-		wakeCh <-chan struct{}
-	)
-	maxLeases := func() int {
-		ch := w.channel()
-		max, _ := s.limit()
-		mu.Lock()
-		wakeCh = ch
-		mu.Unlock()
-		return max
-	}
-	changed := func() <-chan struct{} {
-		mu.Lock()
-		defer mu.Unlock()
-		return wakeCh
-	}
-	l := locking.New(s.c, s.path, d, locking.WithLogger(s.log),
-		locking.WithMaxLeases(maxLeases), locking.WithChanged(changed), locking.WithName(s.opts.telemetryName),
-		locking.WithInstruments(&s.tel))
-	h, err := take(ctx, l, wait)
+// acquireV1 runs the semaphore's V1 loop: FIFO, one node per lease, a
+// release wakes only the waiter it lets in, and a change of the maximum
+// (WithLimit) makes the waiters look again.
+func (s *Semaphore) acquireV1(ctx context.Context, wait bool) (*Lease, error) {
+	h, err := take(ctx, s.loop, wait)
 	if err != nil {
 		return nil, err
 	}

@@ -24,18 +24,7 @@ const (
 // failure it also removes the V2 directories if they are left empty (see
 // dropEmptyDirs).
 func (s *Semaphore) acquireV2(ctx context.Context, wait bool) (*Lease, error) {
-	// The maximum and its change channel are taken at one instant, as
-	// WithChanged asks; the loop calls both on the Acquire's goroutine.
-	var changed <-chan struct{}
-	maxLeases := func() int {
-		max, ch := s.limit()
-		changed = ch
-		return max
-	}
-	l := locking.New(s.c, s.path, v2Driver{s}, locking.WithLogger(s.log),
-		locking.WithMaxLeases(maxLeases), locking.WithChanged(func() <-chan struct{} { return changed }),
-		locking.WithName(s.opts.telemetryName), locking.WithInstruments(&s.tel))
-	h, err := take(ctx, l, wait)
+	h, err := take(ctx, s.loop, wait)
 	if err != nil {
 		s.dropEmptyDirs(ctx)
 		return nil, err
@@ -94,11 +83,11 @@ func (d v2Driver) Node() locking.NodeSpec {
 // Sequence reads the number after "lease-".
 func (v2Driver) Sequence(child string) (int32, bool) { return locking.Sequence(child, leaseName) }
 
-// GetsTheLock holds iff there are at most maxLeases children. Curator
-// counts every child of leases/, foreign ones included, and so must we:
-// counting fewer would admit more than Java does.
-func (v2Driver) GetsTheLock(all []string, _ string, maxLeases int) (locking.Verdict, error) {
-	return locking.Verdict{Held: maxLeases >= 1 && len(all) <= maxLeases}, nil
+// GetsTheLock holds iff there are at most Limit children. Curator counts
+// every child of leases/, foreign ones included, and so must we: counting
+// fewer would admit more than Java does.
+func (v2Driver) GetsTheLock(l locking.Listing) (locking.Verdict, error) {
+	return locking.Verdict{Held: l.Limit >= 1 && len(l.Sorted) <= l.Limit}, nil
 }
 
 // Begin takes the gate (without waiting for another acquirer unless
@@ -140,8 +129,9 @@ func (s *Semaphore) gateName() string {
 // noV1 fails with ErrLayoutMismatch if the path holds V1 participants.
 // Our lease node exists when it is called, so a V1 semaphore that lists the
 // path after this sees our leases/ directory, and one that listed it before
-// made its node before ours: one of the two always notices the other.
-func (s *Semaphore) noV1(ctx context.Context) error {
+// made its node before ours: one of the two always notices the other. The
+// listing that came with our create is of leases/, so it lists the path.
+func (s *Semaphore) noV1(ctx context.Context, _ []string) error {
 	top, _, err := s.c.Children(ctx, s.path)
 	if err != nil {
 		return err
