@@ -12,9 +12,10 @@
 // InterProcessMutex on the path, nodes "<path>/_c_<uuid>-lock-<seq>" with
 // the id as data (the client's default data for an empty id). In both the
 // leader is the candidate whose node is first in sequence order; the others
-// watch their immediate predecessor with getData. Both layouts are
-// locking.StandardDriver on the lock loop: one protected create, one round
-// trip per hand-over, no herd, nothing left behind by a failed campaign.
+// wait for their immediate predecessor. Both layouts are
+// locking.StandardDriver on the lock loop (its design: docs/design.md, "The
+// one loop"): one protected create, one round trip per hand-over, no herd,
+// nothing left behind by a failed campaign.
 //
 // # Guarantees
 //

@@ -72,7 +72,8 @@ func New(c *framework.Client, path string, opts ...Option) *Election {
 	}
 	e.driver = locking.StandardDriver{LockName: e.name, Data: data}
 	e.l = locking.New(c, path, e.driver, locking.WithLogger(e.log), locking.WithErrorPolicy(o.policy),
-		locking.WithKind("leader"), // the selector layout's nodes are a mutex's
+		locking.WithOneSession(ErrSessionLost), // a candidacy lives in one session
+		locking.WithKind("leader"),             // the selector layout's nodes are a mutex's
 		locking.WithName(o.telemetryName))
 	return e
 }
@@ -130,32 +131,10 @@ func (e *Election) Campaign(ctx context.Context) (*Term, error) {
 	if err != nil {
 		return nil, fmt.Errorf("leader %s: campaign: %w", e.path, err)
 	}
-	// The candidacy ends with the session it began in.
-	actx, cancel := context.WithCancelCause(ctx)
-	stop := make(chan struct{})
-	watcherDone := make(chan struct{})
-	go func() {
-		defer close(watcherDone)
-		select {
-		case <-sess.Done():
-			cancel(ErrSessionLost)
-		case <-stop:
-		}
-	}()
-	h, err := e.l.Acquire(actx)
-	close(stop)
-	<-watcherDone
-	cause := context.Cause(actx)
-	cancel(nil)
+	// The candidacy ends with the session it began in: the loop's
+	// WithOneSession returns ErrSessionLost (or framework.ErrClosed).
+	h, err := e.l.Acquire(ctx)
 	if err != nil {
-		if ctx.Err() == nil && errors.Is(cause, ErrSessionLost) {
-			select {
-			case <-e.c.Done():
-				err = framework.ErrClosed
-			default:
-				err = ErrSessionLost
-			}
-		}
 		return nil, fmt.Errorf("leader %s: campaign: %w", e.path, err)
 	}
 	// Never a term of a dead session: the hold ends at once if its session

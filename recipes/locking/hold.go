@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
@@ -26,50 +25,10 @@ type Hold struct {
 	cancel  func() bool   // unregisters the client's guard
 	tel     holdTelemetry // guarded by mu (telemetry.go)
 
-	// release, if set, replaces the delete of Release: a cohort's
-	// share hands over instead (see cohort).
-	release func(ctx context.Context) error
-	// mayHandOver, if set, is asked by a cohort's share before it hands
-	// over locally; false releases the node instead.
-	mayHandOver func() bool
-	// version, with versioned, is the node's data version this holder
-	// knows: CheckOp then checks it, so that an earlier local holder of
-	// the node (a cohort with per-holder tokens) cannot write.
-	version   int32
-	versioned bool
-	// revoked is set once a revocation of the node was seen: a cohort's
-	// share then releases the node instead of handing it over locally.
-	revoked atomic.Bool
-
 	mu       sync.Mutex
 	err      error           // nil while held
 	lostIn   connstate.State // the state that ended it, recorded as it ended
 	released bool
-	ended    func(error) // called once the hold ends other than by Release
-}
-
-// setEnded sets the function called (once, on no lock of h's) when the hold
-// ends other than by Release, and reports whether it will be: false if the
-// hold has ended already (then f is not kept and the caller must act on
-// the end itself: the hold may have ended before f could be set). A nil f
-// removes the function.
-func (h *Hold) setEnded(f func(error)) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if f != nil && (h.err != nil || h.released) {
-		return false
-	}
-	h.ended = f
-	return true
-}
-
-// endedErr returns the hold's error if it has ended, by the events
-// handled so far (not by the clock: see live); it never ends the hold, so
-// it may be called under a lock that the hold's end function takes.
-func (h *Hold) endedErr() error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.err
 }
 
 // live reports whether the hold is still held, ending it first if its
@@ -94,18 +53,13 @@ func (l *Loop) hold(node string, stat *zk.Stat) *Hold {
 	if l.policy != nil {
 		return newPolicyHold(l.c, node, stat, l.log, l.policy)
 	}
-	return NewHold(l.c, node, stat, l.log)
+	return newHold(l.c, node, stat, l.log)
 }
 
-// NewHold starts tracking a held node of ours (stat is its Stat), for
-// recipes whose holds are not made by the loop, such as a semaphore lease:
-// the hold ends on Release, or when the client's ErrorPolicy says a state is
-// an error or the session is no longer stat's, and then its node is deleted.
-// log may be nil.
-func NewHold(c *framework.Client, node string, stat *zk.Stat, log *zap.Logger) *Hold {
-	if log == nil {
-		log = zap.NewNop()
-	}
+// newHold starts tracking a held node of ours (stat is its Stat): the hold
+// ends on Release, or when the client's ErrorPolicy says a state is an
+// error or the session is no longer stat's, and then its node is deleted.
+func newHold(c *framework.Client, node string, stat *zk.Stat, log *zap.Logger) *Hold {
 	h := &Hold{c: c, log: log, node: node, czxid: stat.Czxid, session: stat.EphemeralOwner}
 	// One registry of the client ends every hold, with no goroutine each:
 	// on a state the error policy counts as an error, on the end of the
@@ -143,15 +97,11 @@ func (h *Hold) end(err error, s connstate.State, why string, del bool) {
 	h.err, h.lostIn = err, s
 	h.tel.ended(err, why)
 	h.closeDoneLocked()
-	cancel := h.cancel // nil while NewHold is still registering: nothing to stop then
-	ended := h.ended
+	cancel := h.cancel // nil while newHold is still registering: nothing to stop then
 	h.mu.Unlock()
 	h.log.Info("lock lost", zap.String("node", h.node), zap.String("why", why))
 	if cancel != nil {
 		cancel()
-	}
-	if ended != nil {
-		ended(err)
 	}
 	if !del {
 		return
@@ -289,9 +239,6 @@ func (h *Hold) Release(ctx context.Context) error {
 	if lost != nil {
 		return lost
 	}
-	if h.release != nil {
-		return h.release(ctx)
-	}
 	return h.c.Delete(ctx, h.node, framework.Guaranteed(), framework.Quietly())
 }
 
@@ -304,9 +251,6 @@ func (h *Hold) Release(ctx context.Context) error {
 func (h *Hold) CheckOp() framework.Op {
 	if h == nil || !h.live() {
 		return framework.Op{}
-	}
-	if h.versioned {
-		return framework.CheckOp(h.node, h.version)
 	}
 	return framework.CheckOp(h.node, -1)
 }

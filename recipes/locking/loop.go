@@ -13,22 +13,26 @@ import (
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/internal/lockhook"
 )
 
 // Loop runs the lock loop for one recipe handle on one lock path.
 // It is safe for concurrent use; every Acquire makes its own node.
 type Loop struct {
-	c         *framework.Client
-	path      string
-	driver    Driver
-	layout    Layout        // the driver's (DirDriver), else the zero Layout
-	dir       string        // where the nodes live: path, or path/layout.Dir
-	attempts  AttemptDriver // the driver, if it is one
-	limit     func() (int, <-chan struct{})
-	log       *zap.Logger
-	tel       lockTelemetry         // metrics and spans (telemetry.go)
-	policy    connstate.ErrorPolicy // WithErrorPolicy's; nil: the client's
-	err       error                 // set by New for bad input; returned by every call
+	c        *framework.Client
+	path     string
+	driver   Driver
+	layout   Layout        // the driver's (DirDriver), else the zero Layout
+	dir      string        // where the nodes live: path, or path/layout.Dir
+	attempts AttemptDriver // the driver, if it is one
+	limit    func() (int, <-chan struct{})
+	log      *zap.Logger
+	tel      lockTelemetry         // metrics and spans (telemetry.go)
+	policy   connstate.ErrorPolicy // WithErrorPolicy's; nil: the client's
+	// oneSession is WithOneSession's error; nil: an acquire goes on in
+	// the next session.
+	oneSession error
+	err        error // set by New for bad input; returned by every call
 	// nodePath is the last path a node was created at (dir/name), kept
 	// so that each acquire does not join the same two strings again.
 	nodePath atomic.Pointer[nodePath]
@@ -59,6 +63,14 @@ type Option func(*Loop)
 func WithLimit(f func() (limit int, changed <-chan struct{})) Option {
 	return func(l *Loop) { l.limit = f }
 }
+
+// WithOneSession makes every acquire live in one session, the client's when
+// it begins: once that session ends, the acquire stops at once (its
+// requests are cancelled) and returns err, or framework.ErrClosed after the
+// client's Close, rather than go on in the next session and hold much
+// later; a hold of another session is never returned. A leader's
+// candidacy is one (leader.ErrSessionLost). A nil err does nothing.
+func WithOneSession(err error) Option { return func(l *Loop) { l.oneSession = err } }
 
 // WithInvalid makes every call fail with err (unless New found an error in
 // its own input first): a recipe's way to report an invalid option of its
@@ -161,16 +173,11 @@ func (l *Loop) TryAcquire(ctx context.Context) (*Hold, bool, error) {
 }
 
 // acquire is Acquire, waiting or not; without wait, a busy lock is
-// ErrWouldBlock.
+// ErrWouldBlock. The lockhook.Hooks that ctx carries, if any, hear of each
+// node created (so in the ZooKeeper queue: a cohort that gives its node
+// up keeps its place by deleting the old node only after that) and get
+// the hold's hand-over count.
 func (l *Loop) acquire(ctx context.Context, wait bool) (h *Hold, err error) {
-	return l.acquireQueued(ctx, wait, nil)
-}
-
-// acquireQueued is acquire, calling queued (if set) each time a node of
-// this acquire has been created, so in the ZooKeeper queue, before it
-// waits: a cohort that gives its node up keeps its place in the queue by
-// deleting the old node only after that.
-func (l *Loop) acquireQueued(ctx context.Context, wait bool, queued func()) (h *Hold, err error) {
 	if l == nil {
 		return nil, framework.ErrNilHandle
 	}
@@ -180,8 +187,14 @@ func (l *Loop) acquireQueued(ctx context.Context, wait bool, queued func()) (h *
 	if ctx == nil {
 		return nil, fmt.Errorf("%w: nil context", framework.ErrInvalidOption)
 	}
+	hooks := lockhook.From(ctx)
 	ctx, acq := l.startAcquire(ctx, wait)
-	defer func() { acq.end(ctx, h, err) }()
+	defer func() { acq.end(ctx, h, err, hooks) }()
+	if l.oneSession != nil {
+		var end func(*Hold, error) (*Hold, error)
+		ctx, end = l.inOneSession(ctx)
+		defer func() { h, err = end(h, err) }()
+	}
 	start := time.Now()
 	for recreates := 0; ; recreates++ {
 		att, err := l.begin(ctx, wait)
@@ -205,8 +218,8 @@ func (l *Loop) acquireQueued(ctx context.Context, wait bool, queued func()) (h *
 		switch {
 		case err == nil:
 			acq.created(node)
-			if queued != nil {
-				queued()
+			if hooks != nil && hooks.Queued != nil {
+				hooks.Queued()
 			}
 			// The listing is handed over, not kept here: with thousands of
 			// waiters, each keeping the listing it started with would hold
@@ -739,5 +752,45 @@ func (l *Loop) deleteNode(ctx context.Context, node string) {
 	defer cancel()
 	if err := l.c.Delete(dctx, node, framework.Guaranteed(), framework.Quietly()); err != nil {
 		l.log.Info("deleting own node continues in the background", zap.String("node", node), zap.Error(err))
+	}
+}
+
+// inOneSession returns ctx, ended too when the client's current session
+// ends (WithOneSession), and the function that settles the acquire's
+// result: the option's error once that session ended, and never a hold of
+// another session.
+func (l *Loop) inOneSession(ctx context.Context) (context.Context, func(*Hold, error) (*Hold, error)) {
+	sess := l.c.Session()
+	sctx, cancel := context.WithCancelCause(ctx)
+	stop := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		select {
+		case <-sess.Done():
+			cancel(l.oneSession)
+		case <-stop:
+		}
+	}()
+	return sctx, func(h *Hold, err error) (*Hold, error) {
+		close(stop)
+		<-stopped
+		ended := errors.Is(context.Cause(sctx), l.oneSession)
+		cancel(nil)
+		if err == nil && h.Session() != sess.ID() {
+			dctx, cancel := l.c.CleanupContext(ctx)
+			_ = h.Release(dctx)
+			cancel()
+			h, err, ended = nil, l.oneSession, true
+		}
+		if err == nil || ctx.Err() != nil || !ended {
+			return h, err
+		}
+		select {
+		case <-l.c.Done():
+			return nil, framework.ErrClosed
+		default:
+			return nil, l.oneSession
+		}
 	}
 }

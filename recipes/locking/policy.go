@@ -20,13 +20,10 @@ func WithErrorPolicy(p connstate.ErrorPolicy) Option {
 	return func(l *Loop) { l.policy = p }
 }
 
-// newPolicyHold is NewHold for a hold that ends on the states p counts as
+// newPolicyHold is newHold for a hold that ends on the states p counts as
 // errors rather than on the client's ErrorPolicy's: on such a state, when
 // the node's session ends (at once if it has), and on Close.
 func newPolicyHold(c *framework.Client, node string, stat *zk.Stat, log *zap.Logger, p connstate.ErrorPolicy) *Hold {
-	if log == nil {
-		log = zap.NewNop()
-	}
 	h := &Hold{c: c, log: log, node: node, czxid: stat.Czxid, session: stat.EphemeralOwner}
 	sess := c.Session()
 	stopped := make(chan struct{})

@@ -2,33 +2,13 @@ package locking
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/go-zookeeper/zk"
-
-	"github.com/gocurator/curator/framework"
 )
 
-// RevokeMessage is what Revoke writes into a holder's node (Curator's
-// REVOKE_MESSAGE).
+// RevokeMessage is what a revoker (mutex.Revoke) writes into a holder's
+// node to ask it to release (Curator's REVOKE_MESSAGE). Helper.
 const RevokeMessage = "__REVOKE__"
-
-// Revoke asks the holder of node to release by writing RevokeMessage into
-// it. A missing node is not an error.
-func Revoke(ctx context.Context, c *framework.Client, node string) error {
-	if c == nil {
-		return framework.ErrNilClient
-	}
-	_, err := c.Set(ctx, node, []byte(RevokeMessage), -1)
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("revoke %s: %w", node, err)
-	}
-	return nil
-}
 
 // WatchRevocation calls fn, once, on a goroutine of its own, when
 // RevokeMessage is written into h's node while h is held. The watch is a
@@ -56,7 +36,6 @@ func WatchRevocation(h *Hold, fn func()) {
 			}
 			if string(data) == RevokeMessage {
 				h.noteLoss(reasonRevoked)
-				h.revoked.Store(true)
 				fn()
 				return
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/telemetry"
+	"github.com/gocurator/curator/recipes/internal/lockhook"
 )
 
 // ScopeName is the OpenTelemetry instrumentation scope of the lock loop's
@@ -26,22 +27,22 @@ import (
 const ScopeName = "github.com/gocurator/curator/recipes/locking"
 
 // Attribute keys of the lock metrics and spans. Every metric carries
-// AttrKind and AttrName, both of bounded cardinality: never a node name, a
+// attrKind and attrName, both of bounded cardinality: never a node name, a
 // UUID or a session id.
 const (
-	// AttrKind is the recipe: mutex, rwlock_read, rwlock_write, semaphore,
+	// attrKind is the recipe: mutex, rwlock_read, rwlock_write, semaphore,
 	// leader, ... (WithKind; by default derived from the driver).
-	AttrKind = attribute.Key("curator.lock.kind")
-	// AttrName is the lock's name: WithName's, by default its path.
-	AttrName = attribute.Key("curator.lock.name")
-	// AttrResult is how an acquire ended: acquired, would_block,
+	attrKind = attribute.Key("curator.lock.kind")
+	// attrName is the lock's name: WithName's, by default its path.
+	attrName = attribute.Key("curator.lock.name")
+	// attrResult is how an acquire ended: acquired, would_block,
 	// canceled, deadline, lost, error.
-	AttrResult = attribute.Key("curator.result")
-	// AttrReason is why a hold was lost: suspended, session_expired,
+	attrResult = attribute.Key("curator.result")
+	// attrReason is why a hold was lost: suspended, session_expired,
 	// read_only, connection, node_deleted, revoked.
-	AttrReason = attribute.Key("curator.loss.reason")
-	// AttrEnd is how a hold ended: released, lost, closed.
-	AttrEnd = attribute.Key("curator.hold.end")
+	attrReason = attribute.Key("curator.loss.reason")
+	// attrEnd is how a hold ended: released, lost, closed.
+	attrEnd = attribute.Key("curator.hold.end")
 	// attrNode and attrToken are span attributes only.
 	attrNode  = attribute.Key("curator.lock.node")
 	attrToken = attribute.Key("curator.lock.fencing_token")
@@ -67,7 +68,7 @@ type lockTelemetry struct {
 	inst       *lockInstruments
 }
 
-// Values of AttrResult, AttrEnd and AttrReason.
+// Values of attrResult, attrEnd and attrReason.
 type (
 	acquireResult uint8
 	holdEnd       uint8
@@ -191,18 +192,18 @@ func newLockInstruments(l *Loop) *lockInstruments {
 		metric.WithDescription("Acquires that waited for a holder and were handed the lock when it left."))
 	t.handovers = telemetry.Must(c, err, fallbackC)
 
-	k, n := AttrKind.String(kind), AttrName.String(name)
+	k, n := attrKind.String(kind), attrName.String(name)
 	t.base = telemetry.AddOpts(metric.WithAttributeSet(attribute.NewSet(k, n)))
 	for r := range numAcquireResults {
-		set := attribute.NewSet(k, n, AttrResult.String(acquireResultNames[r]))
+		set := attribute.NewSet(k, n, attrResult.String(acquireResultNames[r]))
 		t.acquireOpts[r] = telemetry.RecordOpts(metric.WithAttributeSet(set))
 	}
 	for e := range numHoldEnds {
-		set := attribute.NewSet(k, n, AttrEnd.String(holdEndNames[e]))
+		set := attribute.NewSet(k, n, attrEnd.String(holdEndNames[e]))
 		t.holdOpts[e] = telemetry.RecordOpts(metric.WithAttributeSet(set))
 	}
 	for r := range numLossReasons {
-		set := attribute.NewSet(k, n, AttrReason.String(lossReasonNames[r]))
+		set := attribute.NewSet(k, n, attrReason.String(lossReasonNames[r]))
 		t.lossOpts[r] = telemetry.AddOpts(metric.WithAttributeSet(set))
 	}
 	t.spanOpts = []trace.SpanStartOption{trace.WithAttributes(k, n)}
@@ -306,9 +307,12 @@ func (a *acquisition) watching(node string) {
 }
 
 // end records the Acquire's result; h is the hold it returned, if err is
-// nil.
-func (a *acquisition) end(ctx context.Context, h *Hold, err error) {
+// nil. hooks, if set, get the hold's hand-over count.
+func (a *acquisition) end(ctx context.Context, h *Hold, err error, hooks *lockhook.Hooks) {
 	t := a.t
+	if hooks != nil && err == nil {
+		hooks.HandedOver = func(ctx context.Context) { t.handovers.Add(ctx, 1, t.base...) }
+	}
 	res := resultOf(err)
 	t.acquire.Record(ctx, time.Since(a.start).Seconds(), t.acquireOpts[res]...)
 	if a.waiting {
@@ -323,7 +327,7 @@ func (a *acquisition) end(ctx context.Context, h *Hold, err error) {
 	if a.span == nil {
 		return
 	}
-	a.span.SetAttributes(AttrResult.String(acquireResultNames[res]))
+	a.span.SetAttributes(attrResult.String(acquireResultNames[res]))
 	switch {
 	case err == nil && h != nil:
 		a.span.AddEvent("held")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/zktest"
@@ -28,7 +29,7 @@ func BenchmarkTelemetryOverhead(b *testing.B) {
 	stat := &zk.Stat{Czxid: 1, EphemeralOwner: c.SessionID()}
 	node := "/bench/telemetry/_c_00000000-0000-0000-0000-000000000000-lock-0000000000"
 	listing := []string{"_c_00000000-0000-0000-0000-000000000000-lock-0000000000"}
-	h := NewHold(c, node, stat, nil)
+	h := newHold(c, node, stat, zap.NewNop())
 	defer func() { _ = h.Release(context.Background()) }()
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -37,7 +38,7 @@ func BenchmarkTelemetryOverhead(b *testing.B) {
 		actx, acq := l.startAcquire(ctx, true)
 		acq.created(node)
 		(&acq).listed(listing, listing[0])
-		acq.end(actx, nil, nil)
+		acq.end(actx, nil, nil, nil)
 		h.mu.Lock()
 		h.tel = holdTelemetry{t: acq.t, start: time.Now()}
 		acq.t.holders.Add(ctx, 1, acq.t.base...)

@@ -265,7 +265,7 @@ func testTelemetryRevocation(t *testing.T, addr string) {
 	}
 	asked := make(chan struct{})
 	locking.WatchRevocation(h, func() { close(asked) })
-	if err := locking.Revoke(ctx, admin, h.Node()); err != nil {
+	if _, err := admin.Set(ctx, h.Node(), []byte(locking.RevokeMessage), -1); err != nil {
 		t.Fatal(err)
 	}
 	testkit.WaitClosed(t, asked, "the revocation callback")

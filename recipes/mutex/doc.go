@@ -13,8 +13,9 @@
 // # Guarantees
 //
 // The node with the lowest sequence number holds the lock; every other node
-// watches only the node just ahead of it, so a release wakes exactly one
-// waiter. A Mutex is reentrant per handle: the *Mutex value is the owner (Go
+// waits in the queue on the lock loop of recipes/locking, whose design
+// (which nodes a waiter watches, and why a release wakes no herd) is in
+// docs/design.md, "The one loop". A Mutex is reentrant per handle: the *Mutex value is the owner (Go
 // has no thread identity), so two goroutines that must exclude each other use
 // two handles. FencingToken (the holder node's czxid) grows with every new
 // holder; CheckOp and FencedMulti make ZooKeeper itself reject a write once

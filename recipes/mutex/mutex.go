@@ -7,6 +7,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/internal/reentrant"
 	"github.com/gocurator/curator/recipes/locking"
 )
 
@@ -18,7 +19,7 @@ import (
 // use; concurrent Acquires on one handle run one at a time. A nil *Mutex
 // is safe too: see ErrNilHandle.
 type Mutex struct {
-	r *locking.Reentrant
+	r *reentrant.Handle
 }
 
 // New returns a mutex on path. It does no I/O; a nil client, an invalid
@@ -41,23 +42,19 @@ func New(c *framework.Client, path string, opts ...Option) *Mutex {
 		data = []byte{}
 	}
 	m := &Mutex{}
-	hooks := locking.ReentrantHooks{LocalHandover: o.localHandover, PerHolderTokens: o.perHolderTokens}
+	hooks := reentrant.Hooks{LocalHandover: o.localHandover, PerHolderTokens: o.perHolderTokens, Data: data}
 	if o.revoked != nil {
-		hooks.Changed = func() {
-			if h := m.r.Hold(); h != nil {
-				locking.WatchRevocation(h, func() { o.revoked(m) })
-			}
-		}
+		hooks.Revoked = func() { o.revoked(m) }
 	}
-	l := locking.New(c, path, locking.StandardDriver{LockName: "lock-", Data: data}, locking.WithInvalid(o.err),
-		locking.WithName(o.telemetryName))
-	m.r = locking.NewReentrant(l, "mutex "+path, hooks)
+	d := locking.StandardDriver{LockName: "lock-", Data: data}
+	l := locking.New(c, path, d, locking.WithInvalid(o.err), locking.WithName(o.telemetryName))
+	m.r = reentrant.New(l, d, "mutex "+path, hooks)
 	return m
 }
 
 // reentrant returns the handle's state, nil for a nil handle (whose calls
 // then behave as framework.ErrNilHandle says).
-func (m *Mutex) reentrant() *locking.Reentrant {
+func (m *Mutex) reentrant() *reentrant.Handle {
 	if m == nil {
 		return nil
 	}

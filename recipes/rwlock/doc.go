@@ -20,10 +20,11 @@
 // The write lock is held by the node first among all read and write nodes;
 // a read lock is held by a node with no write node ahead of it. Both are
 // granted in sequence order, so a queued writer gets the lock after the
-// readers ahead of it and before the readers that came after it. Each
-// waiter watches one node: a writer the node just ahead of it, a reader the
-// nearest write node ahead of it, so a writer's release wakes only the
-// readers queued between it and the next writer (or that next writer).
+// readers ahead of it and before the readers that came after it. A writer
+// waits for the node just ahead of it, a reader for the nearest write node
+// ahead of it, so a writer's release wakes only the readers queued between
+// it and the next writer (or that next writer); how the lock loop of
+// recipes/locking waits for them is in docs/design.md, "The one loop".
 //
 // Each Lock is reentrant per RWLock (the *RWLock value is the owner; Go has
 // no thread identity). An RWLock holding the write lock gets the read lock

@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/internal/reentrant"
 	"github.com/gocurator/curator/recipes/locking"
 )
 
@@ -20,12 +21,12 @@ import (
 type Lock struct {
 	rw   *RWLock
 	side side
-	r    *locking.Reentrant
+	r    *reentrant.Handle
 }
 
-func newLock(rw *RWLock, s side, l *locking.Loop, localHandover int) *Lock {
+func newLock(rw *RWLock, s side, l *locking.Loop, d locking.Driver, localHandover int) *Lock {
 	k := &Lock{rw: rw, side: s}
-	hooks := locking.ReentrantHooks{
+	hooks := reentrant.Hooks{
 		Refuse: func() error {
 			if k.upgrade() {
 				return ErrUpgradeNotSupported
@@ -43,13 +44,13 @@ func newLock(rw *RWLock, s side, l *locking.Loop, localHandover int) *Lock {
 		// another local writer must not hold it meanwhile.
 		hooks.MayHandOver = func() bool { return !rw.read.IsHeld() }
 	}
-	k.r = locking.NewReentrant(l, fmt.Sprintf("rwlock %s: %s lock", l.Path(), s), hooks)
+	k.r = reentrant.New(l, d, fmt.Sprintf("rwlock %s: %s lock", l.Path(), s), hooks)
 	return k
 }
 
 // reentrant returns the Lock's state, nil for a nil Lock (whose calls then
 // behave as framework.ErrNilHandle says).
-func (k *Lock) reentrant() *locking.Reentrant {
+func (k *Lock) reentrant() *reentrant.Handle {
 	if k == nil {
 		return nil
 	}

@@ -40,9 +40,10 @@ func New(c *framework.Client, path string, opts ...Option) *RWLock {
 	if c != nil {
 		lopts = append(lopts, locking.WithLogger(c.Logger().Named("rwlock")))
 	}
-	rw.write = newLock(rw, writeSide, locking.New(c, path, writeDriver{data: o.data}, append(lopts, locking.WithInvalid(o.err))...), o.localHandover)
+	wd := writeDriver{data: o.data}
+	rw.write = newLock(rw, writeSide, locking.New(c, path, wd, append(lopts, locking.WithInvalid(o.err))...), wd, o.localHandover)
 	rd := &readDriver{data: o.data, ownWrite: rw.write.heldName}
-	rw.read = newLock(rw, readSide, locking.New(c, path, rd, append(lopts, locking.WithLimit(rw.readLimit), locking.WithInvalid(o.err))...), 0)
+	rw.read = newLock(rw, readSide, locking.New(c, path, rd, append(lopts, locking.WithLimit(rw.readLimit), locking.WithInvalid(o.err))...), rd, 0)
 	return rw
 }
 

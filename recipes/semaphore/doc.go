@@ -8,9 +8,10 @@
 // V1 (default): each lease, held or waited for, is one EPHEMERAL_SEQUENTIAL
 // node "<path>/_c_<uuid>-lock-<seq>" (data: the client's default data, the
 // local IP, or WithData). A node holds a lease iff fewer than max nodes sort
-// before it; a waiter watches the one node max places ahead of it. This is
-// the shared lock loop of package locking with max leases: FIFO, no herd,
-// one write to acquire and one to release.
+// before it; a waiter waits for the node max places ahead of it. This is
+// the shared lock loop of package locking with the maximum as its limit
+// (its design: docs/design.md, "The one loop"): FIFO, no herd, one write to
+// acquire and one to release.
 //
 // V2 (CuratorV2): a gate mutex at "<path>/locks" (nodes
 // "_c_<uuid>-lock-<seq>", package mutex) and lease nodes

@@ -100,4 +100,3 @@ func TestParallelReturnsFirstErrorInOrder(t *testing.T) {
 		})
 	}
 }
-

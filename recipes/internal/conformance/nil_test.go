@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/internal/reentrant"
 	"github.com/gocurator/curator/recipes/leader"
 	"github.com/gocurator/curator/recipes/locking"
 	"github.com/gocurator/curator/recipes/mutex"
@@ -29,7 +30,7 @@ func TestNilHandles(t *testing.T) {
 		(*semaphore.Lease)(nil),
 		(*semaphore.Mutex)(nil),
 		(*locking.Hold)(nil),
-		(*locking.Reentrant)(nil),
+		(*reentrant.Handle)(nil),
 		(*locking.Loop)(nil),
 		(*shared.Count)(nil),
 		(*leader.Term)(nil),

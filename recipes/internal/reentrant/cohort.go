@@ -1,4 +1,4 @@
-package locking
+package reentrant
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/internal/lockhook"
+	"github.com/gocurator/curator/recipes/locking"
 )
 
 // A cohort is the handles of one process (one client) on one lock that
@@ -33,21 +35,26 @@ import (
 // it.
 type cohort struct {
 	key cohortKey
-	l   *Loop // the loop of the handle that made the cohort
-	max int   // local hand-overs in a row, from the handle that made it
-	// perHolder gives every local holder a token of its own (see
-	// perHolderToken); from the handle that made the cohort.
+	l   *locking.Loop // the loop of the handle that made the cohort
+	// From the handle that made the cohort: local hand-overs in a row,
+	// per-holder tokens (see perHolderToken) and the node's data they
+	// write, and whether holds are revocable (Hooks.Revoked).
+	max       int
 	perHolder bool
+	data      []byte
+	revocable bool
 
 	mu        sync.Mutex
-	global    *Hold              // the ZooKeeper hold, nil when none
-	holder    *Hold              // the local holder's share of global
-	streak    int                // local hand-overs since global was acquired
-	acquiring bool               // a ZooKeeper acquire is under way
-	stop      context.CancelFunc // ends the background acquire
-	queue     []*cohortWaiter    // local waiters, first come first
-	users     int                // handles acquiring or holding: the entry goes at 0
-	lostErr   error              // why the last hold was lost (see lost), for its holder's Release
+	global    *locking.Hold         // the ZooKeeper hold, nil when none
+	holder    *share                // the local holder's share of global
+	streak    int                   // local hand-overs since global was acquired
+	revoked   bool                  // a revocation of global was seen
+	handedOff func(context.Context) // counts a local hand-over of global
+	acquiring bool                  // a ZooKeeper acquire is under way
+	stop      context.CancelFunc    // ends the background acquire
+	queue     []*cohortWaiter       // local waiters, first come first
+	users     int                   // handles acquiring or holding: the entry goes at 0
+	lostErr   error                 // why the last hold was lost (see lost), for its holder's Release
 }
 
 type cohortKey struct {
@@ -58,38 +65,37 @@ type cohortKey struct {
 
 // cohortWaiter is a local handle waiting for the hold.
 type cohortWaiter struct {
-	ready       chan struct{} // closed once hold or err is set
-	hold        *Hold
-	err         error
-	mayHandOver func() bool // the handle's, for its share
+	ready chan struct{} // closed once hold or err is set
+	hold  *share
+	err   error
+	hooks *Hooks // the handle's, for its share
 }
 
 // testHookGranted, if set by a test, runs between the ZooKeeper grant of a
 // cohort's node and the cohort taking it: the window in which the hold can
-// end before the cohort subscribes to its end.
-var testHookGranted atomic.Pointer[func(*Hold)]
+// end before the cohort watches for its end.
+var testHookGranted atomic.Pointer[func(*locking.Hold)]
 
 var cohorts = struct {
 	sync.Mutex
 	m map[cohortKey]*cohort
 }{m: map[cohortKey]*cohort{}}
 
-// cohortAcquire acquires l's lock for a local handle through the cohort of
-// l's lock on l's client (see cohort.acquire), made with maxHandovers if
-// there is none.
-func cohortAcquire(ctx context.Context, l *Loop, wait bool, maxHandovers int, perHolder bool, mayHandOver func() bool) (*Hold, error) {
-	co := joinCohort(l, maxHandovers, perHolder)
-	h, err := co.acquire(ctx, wait, mayHandOver)
+// cohortAcquire acquires r's lock for r through the cohort of the lock on
+// r's client (see cohort.acquire), made from r's hooks if there is none.
+func cohortAcquire(ctx context.Context, r *Handle, wait bool) (holder, error) {
+	co := joinCohort(r)
+	h, err := co.acquire(ctx, wait, &r.hooks)
 	if err != nil {
 		co.leave()
 		return nil, err
 	}
-	if co.perHolder && h.czxid == 0 {
+	if co.perHolder && h.token == 0 {
 		// A local successor: its token is still to be made.
 		if err := co.perHolderToken(ctx, h); err != nil {
 			// Hands over, or deletes the node on the client's one rule
 			// for clean-up within (or just after) the caller's ctx.
-			dctx, cancel := l.c.CleanupContext(ctx)
+			dctx, cancel := co.l.Client().CleanupContext(ctx)
 			_ = h.Release(dctx)
 			cancel()
 			return nil, err
@@ -105,29 +111,30 @@ func cohortAcquire(ctx context.Context, l *Loop, wait bool, maxHandovers int, pe
 // earlier holder, local or not, and smaller than the czxid of any node
 // created later. Its CheckOp then checks the version the write made, so an
 // earlier local holder's fenced write fails as well.
-func (co *cohort) perHolderToken(ctx context.Context, h *Hold) error {
-	data := co.l.driver.Node().Data
+func (co *cohort) perHolderToken(ctx context.Context, h *share) error {
+	c := co.l.Client()
+	data := co.data
 	if data == nil {
-		data = co.l.c.DefaultData()
+		data = c.DefaultData()
 	}
-	st, err := co.l.c.Set(ctx, h.node, data, -1)
+	st, err := c.Set(ctx, h.Node(), data, -1)
 	if err != nil {
 		return fmt.Errorf("local hand-over: token: %w", err)
 	}
-	h.czxid, h.version = st.Mzxid, st.Version
+	h.token, h.version = st.Mzxid, st.Version
 	return nil
 }
 
-// joinCohort returns the cohort of l's lock, made if there is none, with
+// joinCohort returns the cohort of r's lock, made if there is none, with
 // one more user.
-func joinCohort(l *Loop, maxHandovers int, perHolder bool) *cohort {
-	key := keyOf(l)
+func joinCohort(r *Handle) *cohort {
 	cohorts.Lock()
 	defer cohorts.Unlock()
-	co := cohorts.m[key]
+	co := cohorts.m[r.key]
 	if co == nil {
-		co = &cohort{key: key, l: l, max: maxHandovers, perHolder: perHolder}
-		cohorts.m[key] = co
+		co = &cohort{key: r.key, l: r.l, max: r.hooks.LocalHandover, perHolder: r.hooks.PerHolderTokens,
+			data: r.hooks.Data, revocable: r.hooks.Revoked != nil}
+		cohorts.m[r.key] = co
 	}
 	co.mu.Lock()
 	co.users++
@@ -135,15 +142,11 @@ func joinCohort(l *Loop, maxHandovers int, perHolder bool) *cohort {
 	return co
 }
 
-func keyOf(l *Loop) cohortKey {
-	return cohortKey{c: l.c, path: l.path, kind: fmt.Sprintf("%T/%s", l.driver, l.driver.Node().Name)}
-}
-
-// cohortWaiting returns how many handles wait in the cohort of l's lock on
-// l's client, 0 when there is none.
-func cohortWaiting(l *Loop) int {
+// cohortWaiting returns how many handles wait in the cohort of key, 0 when
+// there is none.
+func cohortWaiting(key cohortKey) int {
 	cohorts.Lock()
-	co := cohorts.m[keyOf(l)]
+	co := cohorts.m[key]
 	cohorts.Unlock()
 	if co == nil {
 		return 0
@@ -173,33 +176,35 @@ func (co *cohort) leave() {
 // or not: ErrWouldBlock (wrapped). On failure the caller holds nothing and
 // the local queue is as if it had never come; the node goes with the last
 // waiter.
-func (co *cohort) acquire(ctx context.Context, wait bool, mayHandOver func() bool) (*Hold, error) {
+func (co *cohort) acquire(ctx context.Context, wait bool, hooks *Hooks) (*share, error) {
 	co.mu.Lock()
 	busy := co.global != nil || co.acquiring || len(co.queue) > 0
 	if !wait {
 		if busy {
 			co.mu.Unlock()
-			return nil, fmt.Errorf("%w: held in this process", ErrWouldBlock)
+			return nil, fmt.Errorf("%w: held in this process", locking.ErrWouldBlock)
 		}
 		// Free here: try ZooKeeper, on this goroutine.
 		co.acquiring = true
 		co.mu.Unlock()
-		g, err := co.l.acquire(ctx, false)
+		hk := &lockhook.Hooks{}
+		g, ok, err := co.l.TryAcquire(lockhook.With(ctx, hk))
+		if err == nil && !ok {
+			err = locking.ErrWouldBlock
+		}
 		co.mu.Lock()
+		defer co.mu.Unlock()
 		co.acquiring = false
-		if err != nil {
-			co.startLocked() // for waiters that came meanwhile
-			co.mu.Unlock()
-			return nil, err
+		var h *share
+		if err == nil {
+			h, err = co.installLocked(g, hk, hooks)
 		}
-		h, err := co.installLocked(g, mayHandOver)
 		if err != nil {
 			co.startLocked() // for waiters that came meanwhile
 		}
-		co.mu.Unlock()
 		return h, err
 	}
-	w := &cohortWaiter{ready: make(chan struct{}), mayHandOver: mayHandOver}
+	w := &cohortWaiter{ready: make(chan struct{}), hooks: hooks}
 	co.queue = append(co.queue, w)
 	co.startLocked()
 	co.mu.Unlock()
@@ -226,7 +231,7 @@ func (co *cohort) acquire(ctx context.Context, wait bool, mayHandOver func() boo
 	if w.err != nil {
 		return nil, w.err
 	}
-	dctx, cancel := co.l.c.CleanupContext(ctx)
+	dctx, cancel := co.l.Client().CleanupContext(ctx)
 	defer cancel()
 	_ = w.hold.Release(dctx)
 	return nil, ctx.Err()
@@ -248,7 +253,8 @@ func (co *cohort) startLocked() <-chan struct{} {
 	go func() {
 		defer stop()
 		defer markQueued()
-		g, err := co.l.acquireQueued(ctx, true, markQueued)
+		hk := &lockhook.Hooks{Queued: markQueued}
+		g, err := co.l.Acquire(lockhook.With(ctx, hk))
 		if hook := testHookGranted.Load(); hook != nil && g != nil {
 			(*hook)(g)
 		}
@@ -273,7 +279,7 @@ func (co *cohort) startLocked() <-chan struct{} {
 			return
 		}
 		w := co.queue[0]
-		h, err := co.installLocked(g, w.mayHandOver)
+		h, err := co.installLocked(g, hk, w.hooks)
 		if err != nil {
 			// Granted and lost at once (the connection dropped as the
 			// grant came): a loss of the node fails every local waiter,
@@ -299,42 +305,60 @@ func (co *cohort) failLocked(err error) {
 
 // installLocked makes g the cohort's hold and returns the first local
 // share of it. A hold that has ended already (lost between the loop's
-// grant and now, before the cohort could subscribe to its end) is not
-// installed: its error is returned, and g's node is on its way out.
-func (co *cohort) installLocked(g *Hold, mayHandOver func() bool) (*Hold, error) {
-	// g.live is safe under co.mu here: g has no end function yet, so
-	// its end cannot call lost.
-	if !g.live() || !g.setEnded(func(err error) { co.lost(g, err) }) {
-		err := g.Err()
-		if err == nil {
-			err = ErrLockLost
-		}
+// grant and now, judged by the clock too) is not installed: its error is
+// returned, and g's node is on its way out. From then on a goroutine
+// waits for g's end: a loss ends the local holder and fails the waiters
+// (lost), and a revocation (if revocable) stops the hand-overs.
+func (co *cohort) installLocked(g *locking.Hold, hk *lockhook.Hooks, hooks *Hooks) (*share, error) {
+	if err := g.Err(); err != nil {
 		return nil, err
 	}
-	co.global, co.streak, co.lostErr = g, 0, nil
-	co.holder = co.shareLocked(mayHandOver)
+	co.global, co.streak, co.lostErr, co.revoked, co.handedOff = g, 0, nil, false, hk.HandedOver
+	go func() {
+		<-g.Done()
+		co.lost(g, g.Err())
+	}()
+	if co.revocable {
+		locking.WatchRevocation(g, func() { co.revoke(g) })
+	}
+	co.holder = co.shareLocked(hooks)
 	if co.perHolder {
 		// The first holder of a node: the node's czxid, at version 0
 		// (unless written since, by a revocation say: then the check
 		// fails, and the holder should release).
-		co.holder.czxid = g.czxid
+		co.holder.token = g.FencingToken()
 	}
 	return co.holder, nil
 }
 
 // shareLocked returns a local holder's share of the cohort's hold: the same
 // node and token, its own Done and Err, and a Release that hands over
-// unless mayHandOver (if set) says no at that moment.
-func (co *cohort) shareLocked(mayHandOver func() bool) *Hold {
-	g := co.global
-	h := &Hold{c: g.c, log: g.log, node: g.node, czxid: g.czxid, session: g.session, mayHandOver: mayHandOver,
-		versioned: co.perHolder}
+// unless the handle's MayHandOver says no at that moment.
+func (co *cohort) shareLocked(hooks *Hooks) *share {
+	h := &share{co: co, g: co.global, token: co.global.FencingToken(), versioned: co.perHolder,
+		mayHandOver: hooks.MayHandOver, revoked: hooks.Revoked}
 	if co.perHolder {
-		h.czxid = 0 // made by the successor (perHolderToken) before it holds
+		h.token = 0 // made by the successor (perHolderToken) before it holds
 	}
-	h.release = func(ctx context.Context) error { return co.release(ctx, h) }
-	h.ended = func(error) { co.leave() }
 	return h
+}
+
+// revoke notes a revocation of g, the cohort's hold: its local holder is
+// asked to release, and the node goes with that release instead of being
+// handed over (the revoker asked for the lock, not for the next local
+// holder to get it).
+func (co *cohort) revoke(g *locking.Hold) {
+	co.mu.Lock()
+	if co.global != g {
+		co.mu.Unlock()
+		return
+	}
+	co.revoked = true
+	h := co.holder
+	co.mu.Unlock()
+	if h != nil && h.revoked != nil {
+		h.revoked()
+	}
 }
 
 // release ends the local holder h's share: the hold passes to the next
@@ -349,54 +373,44 @@ func (co *cohort) shareLocked(mayHandOver func() bool) *Hold {
 // process with local waiters always has a node in the ZooKeeper queue and
 // another process that waits gets the lock after at most max local
 // hand-overs, on a fast network too.
-func (co *cohort) release(ctx context.Context, h *Hold) error {
-	// The release ends h's share whatever happens: h's end function (which
-	// leaves too) can no longer run once Release has begun.
+func (co *cohort) release(ctx context.Context, h *share) error {
+	// The release ends h's share whatever happens.
 	defer co.leave()
-	co.mu.Lock()
-	g := co.global
-	co.mu.Unlock()
-	if g != nil {
-		// Outside co.mu: a hold found over by the clock ends here, and
-		// its end calls lost, which takes co.mu.
-		g.live()
-	}
 	co.mu.Lock()
 	if co.holder != h {
 		err := co.lostErr
 		co.mu.Unlock()
 		if err == nil {
-			err = ErrNotHeld
+			err = locking.ErrNotHeld
 		}
 		return err
 	}
 	co.holder = nil
-	g = co.global
-	if err := g.endedErr(); err != nil {
-		// Ended since the look above: its end function (lost) is on
-		// its way and fails the waiters.
+	g := co.global
+	// By the clock too; its end, if this ends it, is seen by the
+	// goroutine that waits for it (lost fails the waiters).
+	if err := g.Err(); err != nil {
 		co.mu.Unlock()
 		return err
 	}
-	// A revoked node is released whatever waits here: the revoker asked
-	// for the lock, not for the next local holder to get it.
-	if len(co.queue) > 0 && co.streak < co.max && !h.revoked.Load() && (h.mayHandOver == nil || h.mayHandOver()) {
+	if len(co.queue) > 0 && co.streak < co.max && !co.revoked && (h.mayHandOver == nil || h.mayHandOver()) {
 		co.streak++
 		w := co.queue[0]
 		co.queue = co.queue[1:]
-		w.hold = co.shareLocked(w.mayHandOver)
+		w.hold = co.shareLocked(w.hooks)
 		co.holder = w.hold
+		handedOff := co.handedOff
 		co.mu.Unlock()
 		close(w.ready)
 		// A local hand-over is a hand-over: counted as the loop counts
 		// its own (the ZooKeeper hold's gauges and hold duration stay
 		// the node's).
-		t := co.l.instruments()
-		t.handovers.Add(ctx, 1, t.base...)
+		if handedOff != nil {
+			handedOff(ctx)
+		}
 		return nil
 	}
 	co.global = nil
-	g.setEnded(nil)
 	// Waiters here: their next node first (see above).
 	queued := co.startLocked()
 	co.mu.Unlock()
@@ -412,16 +426,17 @@ func (co *cohort) release(ctx context.Context, h *Hold) error {
 		co.startLocked() // for waiters that came meanwhile
 		co.mu.Unlock()
 	}
-	if err != nil && !errors.Is(err, ErrNotHeld) {
+	if err != nil && !errors.Is(err, locking.ErrNotHeld) {
 		return err
 	}
 	return nil
 }
 
-// lost is called when the cohort's ZooKeeper hold ends other than by its
-// release (a loss, or the client's Close): it ends the local holder's
-// share with the same error and fails every local waiter of that node.
-func (co *cohort) lost(g *Hold, err error) {
+// lost is called when the cohort's ZooKeeper hold g has ended; unless the
+// cohort released it, that was a loss (or the client's Close): it ends the
+// local holder's share with the same error and fails every local waiter of
+// that node.
+func (co *cohort) lost(g *locking.Hold, err error) {
 	co.mu.Lock()
 	if co.global != g {
 		co.mu.Unlock()
@@ -432,7 +447,7 @@ func (co *cohort) lost(g *Hold, err error) {
 	co.global, co.holder, co.queue, co.lostErr = nil, nil, nil, err
 	co.mu.Unlock()
 	if holder != nil {
-		holder.end(err, g.LostIn(), "the process's shared hold ended", false)
+		holder.end(err)
 	}
 	for _, w := range queue {
 		w.err = err
