@@ -57,6 +57,8 @@ type Client struct {
 	watches   watchPumps // strip the prefix off watch events; under mu
 	// set counts the watches set and not fired (see watchreset.go).
 	set watchCounts
+	// pw is the registry of persistent watches (persistent.go).
+	pw *persistentWatches
 }
 
 // handle is one go-zookeeper connection. The client replaces it when it
@@ -114,6 +116,7 @@ func Connect(ctx context.Context, connectString string, opts ...Option) (*Client
 		first:     make(chan struct{}),
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.pw = newPersistentWatches(c)
 	c.mu.Lock()
 	c.gen = 1
 	h, err := c.dial(c.gen)
@@ -165,6 +168,7 @@ func Connect(ctx context.Context, connectString string, opts ...Option) (*Client
 func (c *Client) dial(gen uint64) (*handle, error) {
 	h := &handle{ready: make(chan struct{}), wire: newWire(handshakeTimeout(c.opts.sessionTimeout), c.opts.clock)}
 	h.wire.hasWatches = c.set.any
+	h.wire.pw = c.pw
 	dialer := c.opts.dialer
 	if dialer == nil {
 		dialer = net.DialTimeout

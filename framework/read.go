@@ -52,6 +52,18 @@ func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.
 	)
 	err := c.do(ctx, reqExists, func(conn *zk.Conn) error {
 		full := c.full(path)
+		if local, undo := c.pw.oneShot(full, watchExist); local != nil {
+			// Served by the path's persistent watch (persistent.go).
+			ok, st, err := conn.Exists(full)
+			if err != nil {
+				undo()
+			}
+			if ok {
+				stat = st
+			}
+			ch = local
+			return err
+		}
 		// Counted before it is set (see watchreset.go): a data watch if
 		// the node exists, an exist watch if not.
 		c.set.add(full, watchData, 1)
@@ -144,6 +156,16 @@ func (c *Client) GetWOrdered(ctx context.Context, path string) ([]byte, *zk.Stat
 	)
 	err := c.do(ctx, reqGet, func(conn *zk.Conn) error {
 		full := c.full(path)
+		if local, undo := c.pw.oneShot(full, watchData); local != nil {
+			// Served by the path's persistent watch (persistent.go).
+			d, st, err := conn.Get(full)
+			if err != nil {
+				undo()
+				local = nil
+			}
+			data, stat, ch = d, st, local
+			return err
+		}
 		c.set.add(full, watchData, 1) // before it is set: see watchreset.go
 		d, st, w, err := conn.GetW(full)
 		if err != nil {
@@ -230,6 +252,16 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat
 	)
 	err := c.do(ctx, reqChildren, func(conn *zk.Conn) error {
 		full := c.full(path)
+		if local, undo := c.pw.oneShot(full, watchChild); local != nil {
+			// Served by the path's persistent watch (persistent.go).
+			c2, st, err := conn.Children(full)
+			if err != nil {
+				undo()
+				local = nil
+			}
+			children, stat, ch = c2, st, local
+			return err
+		}
 		c.set.add(full, watchChild, 1) // before it is set: see watchreset.go
 		c2, st, w, err := conn.ChildrenW(full)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/internal/clock"
+	"github.com/gocurator/curator/internal/zkwire"
 )
 
 // The client wraps every connection it dials so that three things go-zookeeper
@@ -38,8 +39,12 @@ type wire struct {
 	// hasWatches, if set, says whether go-zookeeper may have watches to
 	// set again on a new connection (see watchreset.go).
 	hasWatches func() bool
-	timeoutMs  int64     // negotiated session timeout, 0 until known
-	lastAck    time.Time // send time of the last acknowledged request, zero until one
+	// pw, if set, is the client's registry of persistent watches, which
+	// this wire arms on each connection and feeds with their events
+	// (persistent.go).
+	pw        *persistentWatches
+	timeoutMs int64     // negotiated session timeout, 0 until known
+	lastAck   time.Time // send time of the last acknowledged request, zero until one
 
 	mu        sync.Mutex
 	live      *wireConn              // the socket in use, nil between connections
@@ -56,11 +61,8 @@ type createReply struct {
 }
 
 const (
-	wireOpCreate          = 1
-	wireOpCreate2         = 15
-	wireOpCreateContainer = 19
-	wireOpCreateTTL       = 21
-	wireOpSetWatches      = 101
+	wireOpCreate2    = zkwire.OpCreate2
+	wireOpSetWatches = zkwire.OpSetWatches
 	// maxHead is how much of a reply is kept to be read: the header and
 	// a created path of any sensible length.
 	maxHead = 16 + 4 + 1024
@@ -184,7 +186,14 @@ func (w *wire) dialer(d zk.Dialer) zk.Dialer {
 		if err != nil {
 			return nil, err
 		}
-		wc := &wireConn{Conn: conn, w: w, watchesSet: make(chan struct{})}
+		wc := &wireConn{Conn: conn, w: w, watchesSet: make(chan struct{}), addr: addr}
+		wc.dialAgain = func() (net.Conn, error) { return d(network, addr, timeout) }
+		if w.pw != nil {
+			// The server's version decides whether persistent watches
+			// can be armed on it: asked before the connect request, so
+			// the re-arm at the connect response knows.
+			w.pw.dialed(wc)
+		}
 		if w.hasWatches == nil || !w.hasWatches() {
 			// No watch to set again: no setWatches to wait for.
 			wc.setSeen = true
@@ -225,7 +234,9 @@ func (c *wireConn) Close() error {
 		c.w.live = nil
 	}
 	c.w.mu.Unlock()
-	return c.Conn.Close()
+	err := c.Conn.Close()
+	c.failWaiters()
+	return err
 }
 
 type wireConn struct {
@@ -236,9 +247,22 @@ type wireConn struct {
 	watchesSet chan struct{}
 	setSeen    bool
 	ops        []int32 // opcodes written, in order, while recordOps is on (tests)
-	pend       []byte  // bytes read ahead (a frame's length and xid), not yet handed on
-	wrote      bool    // the connect request is out
-	session    int64   // from the connect response
+	addr       string  // the server's address, as dialled
+	// dialAgain dials the same server (for srvr, see persistent.go).
+	dialAgain func() (net.Conn, error)
+	caps      atomic.Int32 // capUnknown, capYes, capNo: persistent watches
+
+	// Writes of go-zookeeper's frames and of the client's own (injected
+	// between them: AddWatch, SetWatches2, RemoveWatches) take writeMu, so
+	// frames never interleave; zkDeadline is go-zookeeper's write deadline,
+	// put back after an injected write.
+	writeMu    sync.Mutex
+	zkDeadline time.Time
+	// Injected requests, by xid, until their replies come (under sentMu).
+	waiters map[int32]ownRequest
+	pend    []byte // bytes read ahead (a frame's length and xid), not yet handed on
+	wrote   bool   // the connect request is out
+	session int64  // from the connect response
 
 	// Requests written and not yet answered, in order (ZooKeeper answers a
 	// session's requests in the order they were sent). Write and Read run
@@ -287,6 +311,99 @@ func (c *wireConn) SetReadDeadline(t time.Time) error {
 // The send time is taken before the write, so it never comes after the
 // server's receipt of the request.
 func (c *wireConn) Write(p []byte) (int, error) {
+	if c.wrote && c.w.pw != nil && len(p) >= 12 && int32(binary.BigEndian.Uint32(p[8:12])) == wireOpSetWatches {
+		// The registry's lock is held across the filter and the write,
+		// so a persistent watch added meanwhile is written after this
+		// request, and the two never name one path (persistent.go).
+		c.w.pw.mu.Lock()
+		defer c.w.pw.mu.Unlock()
+		q := c.w.pw.filterSetWatchesLocked(p)
+		if _, err := c.write(q); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	return c.write(p)
+}
+
+// SetWriteDeadline records go-zookeeper's write deadline, which an
+// injected write puts back after its own.
+func (c *wireConn) SetWriteDeadline(t time.Time) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	c.zkDeadline = t
+	return c.Conn.SetWriteDeadline(t)
+}
+
+// injectWriteTimeout bounds the write of an injected request.
+const injectWriteTimeout = 10 * time.Second
+
+// ownXidBase starts the range of xids of the client's own requests:
+// [ownXidBase-ownXidSpan+1, ownXidBase], negative and far from the
+// special xids (-1, -2, -4, -8), where go-zookeeper (positive xids and
+// -2) never goes.
+const (
+	ownXidBase = -0x10000000
+	ownXidSpan = 0x40000000
+)
+
+func isOwnXid(xid int32) bool { return xid <= ownXidBase && xid > ownXidBase-ownXidSpan }
+
+// ownRequest is an injected request waiting for its reply.
+type ownRequest struct {
+	op    int32
+	reply chan int32 // the reply's error code; closed without one if the connection ends
+	then  func(code int32)
+}
+
+// inject writes frame, a whole request of the client's own with xid and
+// opcode op, between go-zookeeper's frames, and returns the channel its
+// reply's error code comes on (closed without a value if the connection
+// ends first). The reply never reaches go-zookeeper. A failed write
+// closes the socket: part of a frame may have gone out.
+//
+// then, if set, is called with the reply's error code on the receive
+// goroutine as the reply is read (not if the connection ends first); it
+// must not block.
+func (c *wireConn) inject(xid, op int32, frame []byte, then func(code int32)) (<-chan int32, error) {
+	ch := make(chan int32, 1)
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	c.sentMu.Lock()
+	if c.waiters == nil {
+		c.waiters = map[int32]ownRequest{}
+	}
+	c.waiters[xid] = ownRequest{op: op, reply: ch, then: then}
+	c.sent = append(c.sent, sentRequest{xid: xid, at: c.w.clock.Now()})
+	if recordOps.Load() {
+		c.ops = append(c.ops, op)
+	}
+	c.sentMu.Unlock()
+	_ = c.Conn.SetWriteDeadline(time.Now().Add(injectWriteTimeout))
+	_, err := c.Conn.Write(frame)
+	_ = c.Conn.SetWriteDeadline(c.zkDeadline)
+	if err != nil {
+		c.Conn.Close()
+		c.failWaiters()
+		return nil, err
+	}
+	return ch, nil
+}
+
+// failWaiters ends the wait of every injected request: its reply is not
+// coming.
+func (c *wireConn) failWaiters() {
+	c.sentMu.Lock()
+	defer c.sentMu.Unlock()
+	for xid, r := range c.waiters {
+		close(r.reply)
+		delete(c.waiters, xid)
+	}
+}
+
+func (c *wireConn) write(p []byte) (int, error) {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
 	now := c.w.clock.Now()
 	if c.wrote {
 		if recordOps.Load() && len(p) >= 12 {
@@ -339,7 +456,7 @@ func (c *wireConn) request(p []byte) {
 		return
 	}
 	switch int32(binary.BigEndian.Uint32(p[8:12])) {
-	case wireOpCreate, wireOpCreate2, wireOpCreateContainer, wireOpCreateTTL:
+	case zkwire.OpCreate, zkwire.OpCreate2, zkwire.OpCreateContainer, zkwire.OpCreateTTL:
 	default:
 		return
 	}
@@ -364,6 +481,9 @@ func (c *wireConn) request(p []byte) {
 // Read sees the replies, in whatever pieces they arrive.
 func (c *wireConn) Read(p []byte) (int, error) {
 	n, err := c.read(p)
+	if err != nil {
+		c.failWaiters()
+	}
 	for b := p[:n]; len(b) > 0; {
 		if c.left == 0 {
 			k := copy(c.lenBuf[c.lenN:], b)
@@ -394,41 +514,133 @@ func (c *wireConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// read reads from the socket for Read. Until go-zookeeper has set the
-// session's watches again on this connection (watchesSet), it reads frame
-// by frame and holds back the reply to a request (xid >= 0) until then, or
-// watchResetWait: go-zookeeper's receive loop writes its last zxid for
-// every such reply while its loop goroutine reads it, unsynchronised,
-// building the setWatches request (go-zookeeper/zk#35; see watchreset.go).
-// Notifications, pings and the credentials' replies pass.
+// read reads from the socket for Read. After the connect response it
+// reads each frame's length and xid before handing the frame on (as many
+// reads as go-zookeeper's own: it reads the length, then the rest):
+//   - Until go-zookeeper has set the session's watches again on this
+//     connection (watchesSet), the reply to a request (xid >= 0) is held
+//     back until then, or watchResetWait: go-zookeeper's receive loop
+//     writes its last zxid for every such reply while its loop goroutine
+//     reads it, unsynchronised, building the setWatches request
+//     (go-zookeeper/zk#35; see watchreset.go). Notifications, pings and
+//     the credentials' replies pass.
+//   - The replies to the client's own requests (injected between
+//     go-zookeeper's, see inject), and the notifications only persistent
+//     watches asked for, are read whole and consumed (see consume): they
+//     never reach go-zookeeper.
 func (c *wireConn) read(p []byte) (int, error) {
 	if len(c.pend) > 0 {
 		n := copy(p, c.pend)
 		c.pend = c.pend[n:]
 		return n, nil
 	}
-	if c.replies == 0 || c.gateClosed() {
+	if c.replies == 0 {
 		return c.Conn.Read(p)
 	}
 	if c.left > 0 || c.lenN > 0 {
-		// Within a frame: read no further than its end.
+		// Within a frame: read no further than its end, so that the
+		// next read starts at a frame's start.
 		if c.left > 0 && len(p) > c.left {
 			p = p[:c.left]
+		} else if c.lenN > 0 && len(p) > 4-c.lenN {
+			p = p[:4-c.lenN]
 		}
 		return c.Conn.Read(p)
 	}
-	// At a frame's start: read its length and xid before handing it on.
-	var hdr [8]byte
-	if _, err := io.ReadFull(c.Conn, hdr[:]); err != nil {
-		return 0, err
+	for {
+		var hdr [8]byte
+		if k, err := readFull(c.Conn, hdr[:]); err != nil {
+			if k == 0 {
+				return 0, err
+			}
+			// Hand on what came: the bytes pass unchanged, and the
+			// next read meets the error again.
+			c.pend = append(c.pend[:0], hdr[:k]...)
+			break
+		}
+		n := int(int32(binary.BigEndian.Uint32(hdr[0:4])))
+		xid := int32(binary.BigEndian.Uint32(hdr[4:8]))
+		if (isOwnXid(xid) || xid == notificationXid && c.w.pw.active()) && n >= 4 && n <= maxInspected {
+			payload := make([]byte, n)
+			copy(payload, hdr[4:8])
+			if k, err := readFull(c.Conn, payload[4:]); err != nil {
+				c.pend = append(append(c.pend[:0], hdr[0:4]...), payload[:4+k]...)
+				break
+			}
+			if c.consume(payload) {
+				continue
+			}
+			c.pend = append(append(c.pend[:0], hdr[0:4]...), payload...)
+			break
+		}
+		if xid >= 0 && !c.gateClosed() {
+			c.awaitWatchesSet()
+		}
+		c.pend = append(c.pend[:0], hdr[:]...)
+		break
 	}
-	if xid := int32(binary.BigEndian.Uint32(hdr[4:8])); xid >= 0 {
-		c.awaitWatchesSet()
-	}
-	c.pend = append(c.pend[:0], hdr[:]...)
 	n := copy(p, c.pend)
 	c.pend = c.pend[n:]
 	return n, nil
+}
+
+// readFull is io.ReadFull that gives up on a read of nothing (which a
+// net.Conn never returns, but a test's scripted one does at its end).
+func readFull(r io.Reader, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		k, err := r.Read(b[n:])
+		n += k
+		if err != nil {
+			return n, err
+		}
+		if k == 0 {
+			return n, io.ErrNoProgress
+		}
+	}
+	return n, nil
+}
+
+// maxInspected bounds the frames read whole to be looked at: a
+// notification (a path) or a reply to one of the client's own requests
+// (a header). A longer one passes unread.
+const maxInspected = 64 << 10
+
+// consume looks at a whole frame's payload (xid first) taken off the
+// socket by read, and reports whether it is consumed here rather than
+// handed on to go-zookeeper: the reply to a request of the client's own,
+// or a notification the persistent watches took and go-zookeeper's
+// one-shot watches do not need.
+func (c *wireConn) consume(payload []byte) bool {
+	xid, zxid, code, ok := zkwire.ReplyHeader(payload)
+	if !ok {
+		return false
+	}
+	if isOwnXid(xid) {
+		if at, ok := c.answered(xid); ok {
+			c.w.ack(at)
+		}
+		c.sentMu.Lock()
+		r, ok := c.waiters[xid]
+		delete(c.waiters, xid)
+		c.sentMu.Unlock()
+		if ok {
+			if code == zkwire.ErrUnimplemented && c.w.pw != nil {
+				c.w.pw.unimplemented(c, r.op)
+			}
+			r.reply <- code
+			close(r.reply)
+			if r.then != nil {
+				r.then(code)
+			}
+		}
+		return true
+	}
+	ev, err := zkwire.ParseWatcherEvent(payload[zkwire.ReplyHeaderLen:])
+	if err != nil || c.w.pw == nil {
+		return false
+	}
+	return c.w.pw.notify(c, ev, zxid)
 }
 
 // gateClosed reports whether the connection's watches are set again (or
@@ -487,6 +699,11 @@ func (c *wireConn) reply(h []byte) {
 				c.w.mu.Unlock()
 				if sent {
 					c.w.ack(at)
+				}
+				if c.w.pw != nil && c.session != 0 {
+					// Before go-zookeeper has the session, so
+					// before any request of its own.
+					c.w.pw.connected(c, c.session)
 				}
 			}
 		}

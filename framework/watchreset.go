@@ -130,3 +130,40 @@ func (c *Client) sendable(ctx context.Context, conn *zk.Conn) error {
 	}
 	return nil
 }
+
+// wants reports whether a one-shot watch of go-zookeeper's waits for ev:
+// one of the kinds it fires is counted on its path.
+func (w *watchCounts) wants(ev zk.Event) bool {
+	var kinds []watchKind
+	switch ev.Type {
+	case zk.EventNodeCreated:
+		kinds = []watchKind{watchExist}
+	case zk.EventNodeDataChanged:
+		kinds = []watchKind{watchExist, watchData}
+	case zk.EventNodeChildrenChanged:
+		kinds = []watchKind{watchChild}
+	default:
+		kinds = []watchKind{watchExist, watchData, watchChild}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, k := range kinds {
+		if w.n[watchKey{ev.Path, k}] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// watching reports whether any one-shot watch of go-zookeeper's waits on
+// path.
+func (w *watchCounts) watching(path string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, k := range []watchKind{watchData, watchExist, watchChild} {
+		if w.n[watchKey{path, k}] > 0 {
+			return true
+		}
+	}
+	return false
+}

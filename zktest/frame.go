@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+
+	"github.com/gocurator/curator/internal/zkwire"
 )
 
 // maxFrame bounds a frame's length. ZooKeeper's own limit (jute.maxbuffer)
@@ -13,23 +15,13 @@ import (
 // it.
 const maxFrame = 64 << 20
 
-// ZooKeeper opcodes (OpCode.java) of the requests whose reply the
-// lost-reply fault drops. multi (14) is not among them.
-const (
-	opCreate          = 1
-	opCreate2         = 15
-	opCreateContainer = 19
-	opCreateTTL       = 21
-)
+// opCreate is the opcode of a plain create; the opcodes live in one table,
+// internal/zkwire, which the client's wire layer reads too.
+const opCreate = zkwire.OpCreate
 
-// isCreate reports whether op creates a single znode.
-func isCreate(op int32) bool {
-	switch op {
-	case opCreate, opCreate2, opCreateContainer, opCreateTTL:
-		return true
-	}
-	return false
-}
+// isCreate reports whether op creates a single znode: the requests whose
+// reply the lost-reply fault drops. multi (14) is not among them.
+func isCreate(op int32) bool { return zkwire.IsCreate(op) }
 
 // plausibleLength reports whether the first four bytes a client sends can
 // start a ZooKeeper frame (a ConnectRequest) rather than a four-letter word.

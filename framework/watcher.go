@@ -1,0 +1,472 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/internal/zkwire"
+)
+
+// WatchEventType is what happened to a watched path.
+type WatchEventType int
+
+const (
+	// WatchCreated: the node was created.
+	WatchCreated WatchEventType = iota + 1
+	// WatchDeleted: the node was deleted.
+	WatchDeleted
+	// WatchDataChanged: the node's data was set.
+	WatchDataChanged
+	// WatchChildrenChanged: a child of the watched node was created or
+	// deleted (node watches only: a recursive watch reports the child's
+	// own WatchCreated and WatchDeleted instead).
+	WatchChildrenChanged
+	// WatchResync: the client reconnected (NewSession: in a new session).
+	// Changes made while it was disconnected were not seen: read again.
+	WatchResync
+)
+
+var watchEventNames = [...]string{"", "created", "deleted", "data-changed", "children-changed", "resync"}
+
+func (t WatchEventType) String() string {
+	if t > 0 && int(t) < len(watchEventNames) {
+		return watchEventNames[t]
+	}
+	return fmt.Sprintf("WatchEventType(%d)", int(t))
+}
+
+// WatchEvent is one change seen by a Watcher.
+type WatchEvent struct {
+	Type WatchEventType
+	// Path is the path that changed, as the caller names it (namespace
+	// and chroot stripped); the watched path for WatchResync.
+	Path string
+	// Zxid is the transaction that made the change, from ZooKeeper 3.9
+	// on; 0 when the server does not say.
+	Zxid int64
+	// Coalesced is set when the consumer was slower than the changes:
+	// this event stands for several of Path, of which it is the last.
+	Coalesced bool
+	// NewSession is set on a WatchResync after a new session.
+	NewSession bool
+}
+
+// WatchOption configures Watch.
+type WatchOption func(*watchOptions)
+
+type watchOptions struct {
+	recursive bool // the subtree, not the node alone
+}
+
+// Recursive watches the node and every node below it (segment-wise: a
+// recursive watch on /a sees /a/b, never /ab).
+func Recursive() WatchOption { return func(o *watchOptions) { o.recursive = true } }
+
+// Watcher delivers the changes of a node, or of a subtree, on a channel:
+// the primitive recipes that react to znodes (caches, barriers, group
+// membership) build on. See Watch.
+type Watcher struct {
+	c         *Client
+	path      string // the caller's
+	full      string // the server's
+	recursive bool
+	sub       *pwSub
+
+	out  chan WatchEvent
+	wake chan struct{} // buffered: an event was queued
+	stop chan struct{} // closed by Close
+	done chan struct{} // closed when the Watcher has ended
+	wg   sync.WaitGroup
+
+	mu       sync.Mutex
+	order    []string               // keys of pending events, oldest first
+	pending  map[string]*WatchEvent // by key: the path, or resyncKey
+	fallback bool                   // served by one-shot watches
+	gone     bool                   // Watch failed: a late subscription is taken back
+	err      error
+	stopOnce sync.Once
+}
+
+// resyncKey is the pending queue's key of the resync marker: no path.
+const resyncKey = "\x00resync"
+
+// Watch starts watching path: the node (its creation, deletion, data and
+// children), or with Recursive() the node and everything below it (every
+// creation, deletion and data change; children changes are left out as
+// redundant). It returns once the watch is set on the server, so a read
+// made after Watch returns is followed by every later change. Events come
+// on Events in the order the server made them, per path; a WatchResync
+// follows every reconnection and new session. The event goroutine is
+// never blocked: a consumer slower than the changes gets one event per
+// path, the last (Coalesced), so memory is bounded by the number of
+// paths, and nothing is dropped. The Watcher ends when ctx ends, on
+// Close, or when the client closes; then Events is closed, Err says why,
+// and the server's watch is removed unless another Watcher of the client
+// uses it.
+//
+// Watch uses one persistent watch (ZooKeeper 3.6+ AddWatch) per path,
+// shared by the client's Watchers of that path. On a server without
+// persistent watches a node Watcher falls back to one-shot watches (exists
+// and children, set again after each event); a Recursive one returns
+// ErrPersistentWatchesUnsupported. Watch runs under the retry policy; on
+// failure (ErrInvalidPath, ErrClosed, ctx's error) it leaves nothing
+// running and no watch on the server.
+func (c *Client) Watch(ctx context.Context, path string, opts ...WatchOption) (*Watcher, error) {
+	if c == nil {
+		return nil, ErrNilClient
+	}
+	if ctx == nil {
+		return nil, invalid("nil context")
+	}
+	if err := ValidatePath(path); err != nil {
+		return nil, err
+	}
+	var o watchOptions
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, invalid("watch option %d is nil", i)
+		}
+		opt(&o)
+	}
+	full := c.full(path)
+	if err := c.checkSize("watch", readSize(full)+4, 0); err != nil {
+		return nil, fmt.Errorf("watch %s: %w", path, err)
+	}
+	w := &Watcher{
+		c: c, path: path, full: full, recursive: o.recursive,
+		out:     make(chan WatchEvent),
+		wake:    make(chan struct{}, 1),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+		pending: map[string]*WatchEvent{},
+	}
+	w.sub = &pwSub{recursive: o.recursive, event: w.event, resync: w.resync}
+	fallback := false
+	err := c.do(ctx, reqWatch, func(*zk.Conn) error {
+		fallback = false
+		wc := c.liveWire()
+		if wc == nil {
+			return zk.ErrConnectionClosed
+		}
+		if wc.caps.Load() == capUnknown {
+			c.pw.probe(wc)
+		}
+		reply, _, ok, err := c.pw.subscribe(full, w.sub)
+		w.mu.Lock()
+		gone := w.gone
+		w.mu.Unlock()
+		if gone {
+			// Watch returned already (ctx ended while this attempt ran).
+			c.pw.unsubscribe(full, w.sub)
+			return ErrClosed
+		}
+		switch {
+		case err != nil:
+			return err
+		case !ok:
+			fallback = true
+			return nil
+		case reply == nil:
+			return nil
+		}
+		code, got := <-reply
+		switch {
+		case !got:
+			return nil // the next connection arms it; a resync follows
+		case code == zkwire.ErrOK:
+			return nil
+		case code == zkwire.ErrUnimplemented:
+			c.pw.unsubscribe(full, w.sub)
+			fallback = true
+			return nil
+		}
+		c.pw.unsubscribe(full, w.sub)
+		return addWatchError(code)
+	})
+	if err == nil && fallback && o.recursive {
+		err = ErrPersistentWatchesUnsupported
+	}
+	if err == nil && c.isClosed() {
+		err = ErrClosed
+	}
+	if err != nil {
+		w.mu.Lock()
+		w.gone = true
+		w.mu.Unlock()
+		c.pw.unsubscribe(full, w.sub)
+		return nil, fmt.Errorf("watch %s: %w", path, err)
+	}
+	w.wg.Add(1)
+	go w.run(ctx)
+	if fallback {
+		w.startFallback()
+	}
+	return w, nil
+}
+
+func addWatchError(code int32) error {
+	switch code {
+	case -101:
+		return zk.ErrNoNode
+	case -102:
+		return zk.ErrNoAuth
+	case zkwire.ErrBadArguments:
+		return zk.ErrBadArguments
+	}
+	return fmt.Errorf("addWatch: server error code %d", code)
+}
+
+// Events returns the channel of changes. It is closed when the Watcher
+// ends.
+func (w *Watcher) Events() <-chan WatchEvent { return w.out }
+
+// Done returns a channel closed when the Watcher has ended.
+func (w *Watcher) Done() <-chan struct{} { return w.done }
+
+// Err returns why the Watcher ended: nil while it runs and after Close,
+// ctx's error when its ctx ended, ErrClosed when the client closed.
+func (w *Watcher) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// Persistent reports whether the Watcher is served by a persistent watch
+// on the server (false: by one-shot watches, the server lacking them).
+func (w *Watcher) Persistent() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return !w.fallback
+}
+
+// Close ends the Watcher and waits until its goroutines have ended and
+// the server's watch, if nobody else uses it, is being removed. It is
+// idempotent.
+func (w *Watcher) Close() error {
+	w.stopOnce.Do(func() { close(w.stop) })
+	w.wg.Wait()
+	return nil
+}
+
+// queue adds an event, coalescing it with a pending one of its path. It
+// never blocks (it runs on go-zookeeper's receive goroutine).
+func (w *Watcher) queue(ev WatchEvent) {
+	key := ev.Path
+	if ev.Type == WatchResync {
+		key = resyncKey
+	}
+	w.mu.Lock()
+	if p := w.pending[key]; p != nil {
+		newSession := p.NewSession || ev.NewSession
+		*p = ev
+		p.NewSession = newSession
+		p.Coalesced = ev.Type != WatchResync
+	} else {
+		e := ev
+		w.pending[key] = &e
+		w.order = append(w.order, key)
+	}
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// next takes the oldest pending event.
+func (w *Watcher) next() (WatchEvent, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.order) == 0 {
+		return WatchEvent{}, false
+	}
+	key := w.order[0]
+	w.order[0] = ""
+	w.order = w.order[1:]
+	if len(w.order) == 0 {
+		w.order = nil // let the array go
+	}
+	ev := *w.pending[key]
+	delete(w.pending, key)
+	return ev, true
+}
+
+// event is the persistent watch's subscriber function (see pwSub).
+func (w *Watcher) event(t zk.EventType, path string, zxid int64) bool {
+	var typ WatchEventType
+	switch t {
+	case zk.EventNodeCreated:
+		typ = WatchCreated
+	case zk.EventNodeDeleted:
+		typ = WatchDeleted
+	case zk.EventNodeDataChanged:
+		typ = WatchDataChanged
+	case zk.EventNodeChildrenChanged:
+		typ = WatchChildrenChanged
+	default:
+		return false
+	}
+	w.queue(WatchEvent{Type: typ, Path: w.c.strip(path), Zxid: zxid})
+	return false
+}
+
+// resync is the persistent watch's resync function (see pwSub): the
+// marker, and the switch to one-shot watches if the new connection's
+// server lacks persistent watches.
+func (w *Watcher) resync(newSession, armed bool) bool {
+	w.queue(WatchEvent{Type: WatchResync, Path: w.path, NewSession: newSession})
+	if armed {
+		return true
+	}
+	if !w.recursive {
+		w.startFallback()
+	}
+	// A recursive Watcher waits, unarmed, for a server that has them:
+	// the marker told its consumer the stream has a gap.
+	return w.recursive
+}
+
+// run feeds Events until the Watcher ends.
+func (w *Watcher) run(ctx context.Context) {
+	defer w.wg.Done()
+	defer close(w.done)
+	defer close(w.out)
+	defer w.c.pw.unsubscribe(w.full, w.sub)
+	for {
+		ev, ok := w.next()
+		if !ok {
+			select {
+			case <-w.wake:
+				continue
+			case <-w.stop:
+				return
+			case <-ctx.Done():
+				w.end(ctx.Err())
+				return
+			case <-w.c.ctx.Done():
+				w.end(ErrClosed)
+				return
+			}
+		}
+		select {
+		case w.out <- ev:
+		case <-w.stop:
+			return
+		case <-ctx.Done():
+			w.end(ctx.Err())
+			return
+		case <-w.c.ctx.Done():
+			w.end(ErrClosed)
+			return
+		}
+	}
+}
+
+func (w *Watcher) end(err error) {
+	w.mu.Lock()
+	w.err = err
+	w.mu.Unlock()
+	w.stopOnce.Do(func() { close(w.stop) })
+}
+
+// startFallback switches a node Watcher to one-shot watches.
+func (w *Watcher) startFallback() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fallback {
+		return
+	}
+	w.fallback = true
+	w.wg.Add(1)
+	go w.runFallback()
+}
+
+// runFallback watches the node with one-shot watches, set again after
+// each event: an exists watch (creation, deletion, data) and, while the
+// node exists, a children watch. It runs until the Watcher ends.
+func (w *Watcher) runFallback() {
+	defer w.wg.Done()
+	ctx, cancel := context.WithCancel(w.c.ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-w.stop:
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
+	var (
+		existsCh, childCh <-chan zk.Event
+		state             = w.c.State()
+	)
+	for ctx.Err() == nil {
+		changed := w.c.StateChanged()
+		if existsCh == nil {
+			stat, ch, err := w.c.ExistsW(ctx, w.path)
+			if err != nil {
+				if !w.pause(ctx, changed) {
+					return
+				}
+				continue
+			}
+			existsCh = ch
+			if stat != nil && childCh == nil {
+				if _, _, ch, err := w.c.ChildrenW(ctx, w.path); err == nil {
+					childCh = ch
+				} else if !errors.Is(err, zk.ErrNoNode) {
+					if !w.pause(ctx, changed) {
+						return
+					}
+				}
+			}
+		}
+		select {
+		case ev := <-existsCh:
+			existsCh = nil
+			w.oneShotEvent(ev)
+		case ev := <-childCh:
+			childCh = nil
+			w.oneShotEvent(ev)
+		case <-changed:
+			now := w.c.State()
+			if now == connstate.Reconnected || (now == connstate.Connected && state != connstate.Connected) {
+				w.queue(WatchEvent{Type: WatchResync, Path: w.path, NewSession: w.c.SessionID() != 0 && state == connstate.Lost})
+			}
+			state = now
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// pause waits for a state change before trying again, false if the
+// Watcher ended.
+func (w *Watcher) pause(ctx context.Context, changed <-chan struct{}) bool {
+	select {
+	case <-changed:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (w *Watcher) oneShotEvent(ev zk.Event) {
+	switch ev.Type {
+	case zk.EventNotWatching:
+		// The session ended: the next one is a resync.
+		return
+	case zk.EventNodeCreated:
+		w.queue(WatchEvent{Type: WatchCreated, Path: w.path})
+	case zk.EventNodeDeleted:
+		w.queue(WatchEvent{Type: WatchDeleted, Path: w.path})
+	case zk.EventNodeDataChanged:
+		w.queue(WatchEvent{Type: WatchDataChanged, Path: w.path})
+	case zk.EventNodeChildrenChanged:
+		w.queue(WatchEvent{Type: WatchChildrenChanged, Path: w.path})
+	}
+}
