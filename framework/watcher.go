@@ -87,6 +87,7 @@ type Watcher struct {
 	order    []string               // keys of pending events, oldest first
 	pending  map[string]*WatchEvent // by key: the path, or resyncKey
 	fallback bool                   // served by one-shot watches
+	armed    chan struct{}          // closed once the one-shot watches are first set
 	gone     bool                   // Watch failed: a late subscription is taken back
 	err      error
 	stopOnce sync.Once
@@ -204,7 +205,14 @@ func (c *Client) Watch(ctx context.Context, path string, opts ...WatchOption) (*
 	w.wg.Add(1)
 	go w.run(ctx)
 	if fallback {
-		w.startFallback()
+		// Like the persistent watch, the one-shot ones are set before
+		// Watch returns.
+		select {
+		case <-w.startFallback():
+		case <-ctx.Done():
+			w.Close()
+			return nil, fmt.Errorf("watch %s: %w", path, ctx.Err())
+		}
 	}
 	return w, nil
 }
@@ -374,23 +382,28 @@ func (w *Watcher) end(err error) {
 	w.stopOnce.Do(func() { close(w.stop) })
 }
 
-// startFallback switches a node Watcher to one-shot watches.
-func (w *Watcher) startFallback() {
+// startFallback switches a node Watcher to one-shot watches, and returns
+// a channel closed once they are first set (or the Watcher ended).
+func (w *Watcher) startFallback() <-chan struct{} {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.fallback {
-		return
+		return w.armed
 	}
 	w.fallback = true
+	w.armed = make(chan struct{})
 	w.wg.Add(1)
-	go w.runFallback()
+	go w.runFallback(w.armed)
+	return w.armed
 }
 
 // runFallback watches the node with one-shot watches, set again after
 // each event: an exists watch (creation, deletion, data) and, while the
 // node exists, a children watch. It runs until the Watcher ends.
-func (w *Watcher) runFallback() {
+func (w *Watcher) runFallback(armed chan struct{}) {
 	defer w.wg.Done()
+	arm := sync.OnceFunc(func() { close(armed) })
+	defer arm()
 	ctx, cancel := context.WithCancel(w.c.ctx)
 	defer cancel()
 	go func() {
@@ -402,6 +415,7 @@ func (w *Watcher) runFallback() {
 	}()
 	var (
 		existsCh, childCh <-chan zk.Event
+		exists            bool
 		state             = w.c.State()
 	)
 	for ctx.Err() == nil {
@@ -414,24 +428,34 @@ func (w *Watcher) runFallback() {
 				}
 				continue
 			}
-			existsCh = ch
-			if stat != nil && childCh == nil {
-				if _, _, ch, err := w.c.ChildrenW(ctx, w.path); err == nil {
-					childCh = ch
-				} else if !errors.Is(err, zk.ErrNoNode) {
-					if !w.pause(ctx, changed) {
-						return
-					}
+			existsCh, exists = ch, stat != nil
+		}
+		if exists && childCh == nil {
+			_, _, ch, err := w.c.ChildrenW(ctx, w.path)
+			switch {
+			case err == nil:
+				childCh = ch
+			case errors.Is(err, zk.ErrNoNode):
+				exists = false // its deletion is on its way on existsCh
+			default:
+				if !w.pause(ctx, changed) {
+					return
 				}
+				continue
 			}
 		}
+		arm()
 		select {
 		case ev := <-existsCh:
 			existsCh = nil
+			exists = ev.Type == zk.EventNodeCreated || ev.Type == zk.EventNodeDataChanged
 			w.oneShotEvent(ev)
 		case ev := <-childCh:
 			childCh = nil
-			w.oneShotEvent(ev)
+			// A deletion fires both watches: existsCh reports it.
+			if ev.Type == zk.EventNodeChildrenChanged {
+				w.oneShotEvent(ev)
+			}
 		case <-changed:
 			now := w.c.State()
 			if now == connstate.Reconnected || (now == connstate.Connected && state != connstate.Connected) {
