@@ -376,13 +376,12 @@ func (w *waiter) waitNodes(ctx context.Context) (*Hold, error) {
 				w.stat = nil
 				ws.reset()
 			}
+		// A change of the limit, an aborted attempt, the end of our
+		// node's session or of ctx: the next look says which.
 		case <-lk.changed:
 		case <-w.att.Abort:
-			return nil, errRecreate
 		case <-w.sess.Done():
-			return nil, w.sessionEnded()
 		case <-ctx.Done():
-			return nil, ctx.Err()
 		}
 	}
 }
@@ -435,13 +434,10 @@ func (w *waiter) waitChildren(ctx context.Context) (*Hold, error) {
 			if ev.Type == zk.EventNotWatching {
 				w.stat = nil
 			}
-		case <-lk.changed:
+		case <-lk.changed: // as in waitNodes: the next look says why
 		case <-w.att.Abort:
-			return nil, errRecreate
 		case <-w.sess.Done():
-			return nil, w.sessionEnded()
 		case <-ctx.Done():
-			return nil, ctx.Err()
 		}
 	}
 }
@@ -454,6 +450,12 @@ func (w *waiter) waitChildren(ctx context.Context) (*Hold, error) {
 func (w *waiter) look(ctx context.Context, arm bool) (*Hold, look, error) {
 	l := w.l
 	var lk look
+	if w.first == nil {
+		// Woken from a wait, perhaps by its end.
+		if err := w.interrupted(ctx); err != nil {
+			return nil, lk, err
+		}
+	}
 	// The limit and its change channel, before the listing: a change
 	// after this closes the channel, and the waiter looks again.
 	lk.in.Limit, lk.changed = l.limit()
@@ -505,11 +507,19 @@ func (w *waiter) waiting(watch string) error {
 	return nil
 }
 
-// sessionEnded is the error of a wait whose node's session ended: the
-// client's Close, or a lost session (start over with a new node).
-func (w *waiter) sessionEnded() error {
-	select {
-	case <-w.l.c.Done():
+// interrupted returns why the wait must end, if it must: ctx ended, the
+// attempt was aborted (start over), or our node's session ended: the
+// client's Close (framework.ErrClosed), or a lost session (start over with
+// a new node).
+func (w *waiter) interrupted(ctx context.Context) error {
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case closed(w.att.Abort):
+		return errRecreate
+	case !closed(w.sess.Done()):
+		return nil
+	case closed(w.l.c.Done()):
 		return framework.ErrClosed
 	default:
 		return errRecreate

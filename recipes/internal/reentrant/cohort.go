@@ -335,8 +335,7 @@ func (co *cohort) installLocked(g *locking.Hold, hk *lockhook.Hooks, hooks *Hook
 // node and token, its own Done and Err, and a Release that hands over
 // unless the handle's MayHandOver says no at that moment.
 func (co *cohort) shareLocked(hooks *Hooks) *share {
-	h := &share{co: co, g: co.global, token: co.global.FencingToken(), versioned: co.perHolder,
-		mayHandOver: hooks.MayHandOver, revoked: hooks.Revoked}
+	h := newShare(co, co.global, hooks)
 	if co.perHolder {
 		h.token = 0 // made by the successor (perHolderToken) before it holds
 	}
@@ -447,7 +446,7 @@ func (co *cohort) lost(g *locking.Hold, err error) {
 	co.global, co.holder, co.queue, co.lostErr = nil, nil, nil, err
 	co.mu.Unlock()
 	if holder != nil {
-		holder.end(err)
+		holder.lose(err)
 	}
 	for _, w := range queue {
 		w.err = err

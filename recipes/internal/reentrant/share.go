@@ -3,9 +3,9 @@ package reentrant
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/fanout"
 	"github.com/gocurator/curator/recipes/locking"
 )
 
@@ -27,43 +27,51 @@ type share struct {
 	mayHandOver func() bool
 	revoked     func()
 
-	mu       sync.Mutex
-	done     chan struct{} // Done's, made when first asked for
-	err      error         // nil while held
-	released bool
+	ended    chan struct{}         // Done's: closed once err is set
+	once     sync.Once             // ends the share
+	err      atomic.Pointer[error] // why the share ended; nil while held
+	released atomic.Bool
 }
 
-// live reports whether the share is still held, ending it first if the
+// newShare returns a share of g for a handle with hooks.
+func newShare(co *cohort, g *locking.Hold, hooks *Hooks) *share {
+	return &share{co: co, g: g, token: g.FencingToken(), versioned: co.perHolder,
+		mayHandOver: hooks.MayHandOver, revoked: hooks.Revoked, ended: make(chan struct{})}
+}
+
+// end ends the share with err, and reports whether this call did (false:
+// it had ended already).
+func (h *share) end(err error) bool {
+	first := false
+	h.once.Do(func() {
+		h.err.Store(&err)
+		close(h.ended)
+		first = true
+	})
+	return first
+}
+
+// lose ends the share with the loss of the cohort's hold, err; its user
+// leaves the cohort (unless the share ended already: a released one left
+// with its release).
+func (h *share) lose(err error) {
+	if h.end(err) {
+		h.co.leave()
+	}
+}
+
+// live reports whether the share is still held, losing it first if the
 // cohort's hold has ended (judged by the clock too, so that the first look
 // after a process pause is right).
 func (h *share) live() bool {
-	h.mu.Lock()
-	held := h.err == nil
-	h.mu.Unlock()
-	if !held {
+	if h.err.Load() != nil {
 		return false
 	}
 	if err := h.g.Err(); err != nil {
-		h.end(err)
+		h.lose(err)
 		return false
 	}
 	return true
-}
-
-// end ends the share with err, unless it ended or was released already;
-// the share's user leaves the cohort.
-func (h *share) end(err error) {
-	h.mu.Lock()
-	if h.err != nil || h.released {
-		h.mu.Unlock()
-		return
-	}
-	h.err = err
-	if h.done != nil {
-		close(h.done)
-	}
-	h.mu.Unlock()
-	h.co.leave()
 }
 
 // Node returns the path of the cohort's node.
@@ -76,46 +84,27 @@ func (h *share) FencingToken() int64 { return h.token }
 // with the cohort's hold.
 func (h *share) Done() <-chan struct{} {
 	h.live()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.done == nil {
-		if h.err != nil {
-			return fanout.Closed()
-		}
-		h.done = make(chan struct{})
-	}
-	return h.done
+	return h.ended
 }
 
 // Err returns nil while held, the cohort's hold's error once lost, and
 // ErrNotHeld once released.
 func (h *share) Err() error {
-	h.live()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.err
+	if h.live() {
+		return nil
+	}
+	return *h.err.Load()
 }
 
 // Release ends the share: the hold passes to the next local waiter, or
 // the node is deleted (cohort.release). After a loss it returns the loss;
 // a second Release returns ErrNotHeld.
 func (h *share) Release(ctx context.Context) error {
-	h.mu.Lock()
-	if h.released {
-		h.mu.Unlock()
+	if h.released.Swap(true) {
 		return locking.ErrNotHeld
 	}
-	h.released = true
-	lost := h.err
-	if lost == nil {
-		h.err = locking.ErrNotHeld
-		if h.done != nil {
-			close(h.done)
-		}
-	}
-	h.mu.Unlock()
-	if lost != nil {
-		return lost
+	if !h.end(locking.ErrNotHeld) {
+		return *h.err.Load() // lost before
 	}
 	return h.co.release(ctx, h)
 }
