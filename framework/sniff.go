@@ -534,9 +534,6 @@ func (c *wireConn) read(p []byte) (int, error) {
 		c.pend = c.pend[n:]
 		return n, nil
 	}
-	if c.replies == 0 {
-		return c.Conn.Read(p)
-	}
 	if c.left > 0 || c.lenN > 0 {
 		// Within a frame: read no further than its end, so that the
 		// next read starts at a frame's start.
@@ -547,36 +544,58 @@ func (c *wireConn) read(p []byte) (int, error) {
 		}
 		return c.Conn.Read(p)
 	}
+	if c.replies == 0 {
+		// The connect response: its length first.
+		if len(p) > 4 {
+			p = p[:4]
+		}
+		return c.Conn.Read(p)
+	}
+	c.pend = c.pend[:0]
+	var (
+		hdr  [8]byte
+		have int // bytes of hdr read: a frame shorter than an xid leaves the next one's
+	)
 	for {
-		var hdr [8]byte
-		if k, err := readFull(c.Conn, hdr[:]); err != nil {
-			if k == 0 {
+		k, err := readFull(c.Conn, hdr[have:])
+		have += k
+		if err != nil {
+			if have == 0 && len(c.pend) == 0 {
 				return 0, err
 			}
 			// Hand on what came: the bytes pass unchanged, and the
 			// next read meets the error again.
-			c.pend = append(c.pend[:0], hdr[:k]...)
+			c.pend = append(c.pend, hdr[:have]...)
 			break
 		}
 		n := int(int32(binary.BigEndian.Uint32(hdr[0:4])))
+		if n < 4 {
+			// No xid (not ZooKeeper's, which always sends a header):
+			// it passes, and the next frame starts within hdr.
+			end := 4 + max(n, 0)
+			c.pend = append(c.pend, hdr[:end]...)
+			have = copy(hdr[:], hdr[end:have])
+			continue
+		}
 		xid := int32(binary.BigEndian.Uint32(hdr[4:8]))
-		if (isOwnXid(xid) || xid == notificationXid && c.w.pw.active()) && n >= 4 && n <= maxInspected {
+		if (isOwnXid(xid) || xid == notificationXid && c.w.pw.active()) && n <= maxInspected {
 			payload := make([]byte, n)
 			copy(payload, hdr[4:8])
 			if k, err := readFull(c.Conn, payload[4:]); err != nil {
-				c.pend = append(append(c.pend[:0], hdr[0:4]...), payload[:4+k]...)
+				c.pend = append(append(c.pend, hdr[0:4]...), payload[:4+k]...)
 				break
 			}
 			if c.consume(payload) {
+				have = 0
 				continue
 			}
-			c.pend = append(append(c.pend[:0], hdr[0:4]...), payload...)
+			c.pend = append(append(c.pend, hdr[0:4]...), payload...)
 			break
 		}
 		if xid >= 0 && !c.gateClosed() {
 			c.awaitWatchesSet()
 		}
-		c.pend = append(c.pend[:0], hdr[:]...)
+		c.pend = append(c.pend, hdr[:]...)
 		break
 	}
 	n := copy(p, c.pend)
