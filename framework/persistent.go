@@ -72,6 +72,11 @@ type persistentWatches struct {
 	entries map[string]*pwEntry // by server path
 	lacking map[string]bool     // server addresses that answered AddWatch with UNIMPLEMENTED
 	session int64               // the session of the last connection
+	// gone holds the one-shot watches given back (Unwatch) that
+	// go-zookeeper still lists: kept out of its setWatches while no watch
+	// of the client wants them again, until the session ends. Keys are
+	// server tables: watchData (data and exist watches) or watchChild.
+	gone map[watchKey]bool
 	version string              // srvr's version of the last server asked
 }
 
@@ -99,7 +104,7 @@ type pwSub struct {
 }
 
 func newPersistentWatches(c *Client) *persistentWatches {
-	return &persistentWatches{c: c, entries: map[string]*pwEntry{}, lacking: map[string]bool{}}
+	return &persistentWatches{c: c, entries: map[string]*pwEntry{}, lacking: map[string]bool{}, gone: map[watchKey]bool{}}
 }
 
 // active reports whether any persistent watch is wanted: notifications
@@ -218,6 +223,9 @@ func (p *persistentWatches) connected(wc *wireConn, session int64) {
 	defer p.mu.Unlock()
 	newSession := p.session != 0 && session != p.session
 	p.session = session
+	if newSession {
+		clear(p.gone) // go-zookeeper dropped every one-shot watch of the old session
+	}
 	if len(p.entries) == 0 {
 		return
 	}
@@ -233,7 +241,7 @@ func (p *persistentWatches) connected(wc *wireConn, session int64) {
 		left int
 		sent bool
 	)
-	done := func(int32) {
+	done := func(int32, int64) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if left--; left == 0 && sent {
@@ -273,7 +281,7 @@ const setWatches2Limit = 128 << 10
 
 // rearm2Locked sends the wanted watches in SetWatches2 requests, and
 // returns how many it sent (their replies call then).
-func (p *persistentWatches) rearm2Locked(wc *wireConn, then func(int32)) int {
+func (p *persistentWatches) rearm2Locked(wc *wireConn, then func(int32, int64)) int {
 	var req zkwire.SetWatches
 	size, n := 0, 0
 	flush := func() bool {
@@ -303,7 +311,7 @@ func (p *persistentWatches) rearm2Locked(wc *wireConn, then func(int32)) int {
 }
 
 // sendLocked writes a request of the client's own on wc.
-func (p *persistentWatches) sendLocked(wc *wireConn, op int32, body []byte, then func(int32)) (<-chan int32, error) {
+func (p *persistentWatches) sendLocked(wc *wireConn, op int32, body []byte, then func(int32, int64)) (<-chan int32, error) {
 	xid := p.nextXid()
 	return wc.inject(xid, op, zkwire.Request(xid, op, body), then)
 }
@@ -314,26 +322,26 @@ func (p *persistentWatches) sendLocked(wc *wireConn, op int32, body []byte, then
 // shot watches it sets again there are served by the persistent one). p
 // is returned as it is if it names none, or is not understood.
 func (p *persistentWatches) filterSetWatchesLocked(frame []byte) []byte {
-	if len(p.entries) == 0 || len(frame) < 12 {
+	if len(p.entries) == 0 && len(p.gone) == 0 || len(frame) < 12 {
 		return frame
 	}
 	req, err := zkwire.ParseSetWatches(frame[12:], false)
 	if err != nil {
 		return frame
 	}
-	keep := func(v []string) ([]string, bool) {
+	keep := func(v []string, table watchKind) ([]string, bool) {
 		out := v[:0:0]
 		for _, path := range v {
-			if p.entries[path] == nil {
+			if p.entries[path] == nil && !p.givenBackLocked(path, table) {
 				out = append(out, path)
 			}
 		}
 		return out, len(out) != len(v)
 	}
 	var c1, c2, c3 bool
-	req.Data, c1 = keep(req.Data)
-	req.Exist, c2 = keep(req.Exist)
-	req.Child, c3 = keep(req.Child)
+	req.Data, c1 = keep(req.Data, watchData)
+	req.Exist, c2 = keep(req.Exist, watchData)
+	req.Child, c3 = keep(req.Child, watchChild)
 	if !c1 && !c2 && !c3 {
 		return frame
 	}

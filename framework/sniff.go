@@ -353,7 +353,7 @@ func isOwnXid(xid int32) bool { return xid <= ownXidBase && xid > ownXidBase-own
 type ownRequest struct {
 	op    int32
 	reply chan int32 // the reply's error code; closed without one if the connection ends
-	then  func(code int32)
+	then  func(code int32, zxid int64)
 }
 
 // inject writes frame, a whole request of the client's own with xid and
@@ -362,10 +362,10 @@ type ownRequest struct {
 // ends first). The reply never reaches go-zookeeper. A failed write
 // closes the socket: part of a frame may have gone out.
 //
-// then, if set, is called with the reply's error code on the receive
+// then, if set, is called with the reply's error code and zxid on the receive
 // goroutine as the reply is read (not if the connection ends first); it
 // must not block.
-func (c *wireConn) inject(xid, op int32, frame []byte, then func(code int32)) (<-chan int32, error) {
+func (c *wireConn) inject(xid, op int32, frame []byte, then func(code int32, zxid int64)) (<-chan int32, error) {
 	ch := make(chan int32, 1)
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
@@ -647,11 +647,11 @@ func (c *wireConn) consume(payload []byte) bool {
 			if code == zkwire.ErrUnimplemented && c.w.pw != nil {
 				c.w.pw.unimplemented(c, r.op)
 			}
+			if r.then != nil {
+				r.then(code, zxid)
+			}
 			r.reply <- code
 			close(r.reply)
-			if r.then != nil {
-				r.then(code)
-			}
 		}
 		return true
 	}

@@ -167,3 +167,26 @@ func (w *watchCounts) watching(path string) bool {
 	}
 	return false
 }
+
+// take forgets one watch of kind on path, if one is counted.
+func (w *watchCounts) take(path string, k watchKind) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	key := watchKey{path, k}
+	switch v := w.n[key]; {
+	case v <= 0:
+		return false
+	case v == 1:
+		delete(w.n, key)
+	default:
+		w.n[key] = v - 1
+	}
+	return true
+}
+
+// count returns how many watches of kind are counted on path.
+func (w *watchCounts) count(path string, k watchKind) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n[watchKey{path, k}]
+}
