@@ -1,10 +1,15 @@
 # gocurator: make test | make demo | make bench | make lint
 GO        ?= go
-PKGS      ?= ./...
+# The modules go.work joins: the library (.), the tools (./cmd) and the
+# examples with heavy dependencies (./examples/observability); see
+# docs/getting-started.md, "Modules". In workspace mode ./... stops at a
+# nested module, so PKGS names every module's tree.
+MODULES   := $(patsubst $(CURDIR)%,.%,$(shell $(GO) list -m -f '{{.Dir}}'))
+PKGS      ?= $(addsuffix /...,$(MODULES))
 STATICCHECK_VERSION ?= v0.8.2
 BENCH_ARGS ?=
 
-.PHONY: test demo bench bench-disk lint deps deps-curator vet staticcheck fmt
+.PHONY: test demo bench bench-disk lint deps deps-curator vet staticcheck fmt tidy tidy-check deps-size
 
 # Installs ZooKeeper (and Curator's jars, for the interop tests) and
 # Prometheus (for the dashboard and alert queries' test) when missing.
@@ -39,6 +44,19 @@ fmt:
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './.git/*')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 lint: fmt vet staticcheck
+
+# go mod tidy in every module (the tools modules with a temporary replace of
+# the library, since tidy ignores go.work); tidy-check only reports (CI).
+tidy:
+	@GO=$(GO) bash scripts/tidy.sh
+
+tidy-check:
+	@GO=$(GO) bash scripts/tidy.sh --check
+
+# What a service importing recipes/mutex inherits: modules, cold build time
+# and binary size, next to go-zookeeper's zk.Lock; needs the module proxy.
+deps-size:
+	@GO=$(GO) bash scripts/deps-size.sh
 
 # The fault-tolerance proof: the lock recipes on a 3-node ensemble under faults.
 CHAOS_ARGS ?= -duration 30m

@@ -16,7 +16,7 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/gocurator/curator/internal/chaos"
+	"github.com/gocurator/curator/cmd/internal/chaos"
 )
 
 func main() {

@@ -70,7 +70,7 @@
 // uses zk.Lock's mutex row), semaphore-v2 (recipes/semaphore with
 // CuratorV2()). Curator needs java, javac and Debian's Curator jars
 // (libcurator-recipes-java) and is reported as skipped when they are
-// missing; it runs in a JVM of its own per run (internal/curatorjava's
+// missing; it runs in a JVM of its own per run (cmd/internal/javabench's
 // Bench.java), driven phase by phase by this command.
 //
 // -rounds N (3) runs every row N times, interleaved (each round runs every

@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gocurator/curator/internal/bench"
+	"github.com/gocurator/curator/cmd/internal/bench"
 	"github.com/gocurator/curator/zktest"
 )
 

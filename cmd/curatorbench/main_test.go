@@ -11,7 +11,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/gocurator/curator/internal/bench"
+	"github.com/gocurator/curator/cmd/internal/bench"
 )
 
 // TestMain also serves the proxy when the test binary is started as the

@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/gocurator/curator/internal/bench"
+	"github.com/gocurator/curator/cmd/internal/bench"
 )
 
 // printReport prints the header line, a table per round-trip time (or the

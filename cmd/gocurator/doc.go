@@ -14,6 +14,6 @@
 //	gocurator --zk ... revoke NODE
 //	gocurator --zk ... break NODE --force
 //
-// Layouts are recognised by package internal/inspect. docs/cli.md shows
+// Layouts are recognised by package cmd/internal/inspect. docs/cli.md shows
 // every command with output from a real run.
 package main

@@ -7,8 +7,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/gocurator/curator/cmd/internal/inspect"
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/inspect"
 	"github.com/gocurator/curator/internal/testkit"
 )
 

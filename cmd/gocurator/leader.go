@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gocurator/curator/internal/inspect"
+	"github.com/gocurator/curator/cmd/internal/inspect"
 )
 
 // leaderDoc is leader show's --json document.

@@ -18,8 +18,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/gocurator/curator/cmd/internal/inspect"
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/inspect"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/zktest"
 )

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gocurator/curator/internal/inspect"
+	"github.com/gocurator/curator/cmd/internal/inspect"
 )
 
 // orphansDoc is orphans' --json document.

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gocurator/curator/internal/inspect"
+	"github.com/gocurator/curator/cmd/internal/inspect"
 )
 
 // writeJSON prints v as one JSON document (indented unless compact).

@@ -11,8 +11,8 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/spf13/cobra"
 
+	"github.com/gocurator/curator/cmd/internal/inspect"
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/inspect"
 	"github.com/gocurator/curator/recipes/mutex"
 )
 

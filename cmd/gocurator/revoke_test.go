@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gocurator/curator/cmd/internal/inspect"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/curatorjava"
-	"github.com/gocurator/curator/internal/inspect"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/mutex"
 	"github.com/gocurator/curator/zktest"

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gocurator/curator/cmd/internal/inspect"
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/inspect"
 )
 
 func (a *app) semaphoreCommand() *cobra.Command {

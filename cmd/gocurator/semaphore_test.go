@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gocurator/curator/cmd/internal/inspect"
 	"github.com/gocurator/curator/internal/curatorjava"
-	"github.com/gocurator/curator/internal/inspect"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/semaphore"
 	"github.com/gocurator/curator/recipes/shared"

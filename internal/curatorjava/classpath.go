@@ -15,7 +15,8 @@ const InstallHint = "sudo apt-get update && sudo apt-get install -y libcurator-r
 	"(or: bash scripts/ensure-zookeeper.sh --with-curator)"
 
 // ErrNotInstalled is wrapped by the errors of [Classpath], [CompiledClasses],
-// [StartDriver] and [RunBench] when Java or the Curator jars are missing.
+// [CompiledClassesOf] and [Command] when Java or the Curator jars are
+// missing; [StartDriver] fails its test with the same message.
 var ErrNotInstalled = errors.New("curatorjava: Java or Apache Curator is not installed")
 
 // JarDirEnv names an environment variable holding an extra directory that is

@@ -1,6 +1,7 @@
 package curatorjava
 
 import (
+	"context"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -16,8 +17,12 @@ import (
 	"sync"
 )
 
+// driverSources holds Driver.java. Other Java programs (the benchmark's
+// Bench.java, in the tools module) bring their own sources to
+// [CompiledClassesOf] and [Command].
+//
 //go:embed java/*.java
-var javaSources embed.FS
+var driverSources embed.FS
 
 // javacFlags target Java 11 so that any JDK from 11 on can compile and run
 // the classes.
@@ -27,22 +32,24 @@ var javacFlags = []string{"-encoding", "UTF-8", "--release", "11", "-Xlint:all,-
 // when the layout of the cache changes.
 const cacheVersion = "curatorjava-1"
 
-func sourceNames() ([]string, error) {
-	entries, err := fs.ReadDir(javaSources, "java")
+// sourceNames lists the .java files in the directory java of src.
+func sourceNames(src fs.FS) ([]string, error) {
+	entries, err := fs.ReadDir(src, "java")
 	if err != nil {
 		return nil, err
 	}
 	var names []string
 	for _, e := range entries {
-		names = append(names, e.Name())
+		if strings.HasSuffix(e.Name(), ".java") {
+			names = append(names, e.Name())
+		}
 	}
 	sort.Strings(names)
 	return names, nil
 }
 
-// Compile compiles the embedded Java sources (the driver and the benchmark)
-// with javac into dir, which must exist. It does not use the cache; see
-// [CompiledClasses].
+// Compile compiles the embedded Java sources (the driver) with javac into
+// dir, which must exist. It does not use the cache; see [CompiledClasses].
 func Compile(dir string) error {
 	javac, err := javaTool("javac")
 	if err != nil {
@@ -52,27 +59,27 @@ func Compile(dir string) error {
 	if err != nil {
 		return err
 	}
-	return compile(javac, cp, dir)
+	return compile(driverSources, javac, cp, dir)
 }
 
-func compile(javac, cp, dir string) error {
-	names, err := sourceNames()
+func compile(src fs.FS, javac, cp, dir string) error {
+	names, err := sourceNames(src)
 	if err != nil {
 		return err
 	}
-	src, err := os.MkdirTemp("", "curatorjava-src-")
+	tmp, err := os.MkdirTemp("", "curatorjava-src-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(src)
+	defer os.RemoveAll(tmp)
 	args := append([]string{}, javacFlags...)
 	args = append(args, "-cp", cp, "-d", dir)
 	for _, name := range names {
-		data, err := javaSources.ReadFile(path.Join("java", name))
+		data, err := fs.ReadFile(src, path.Join("java", name))
 		if err != nil {
 			return err
 		}
-		p := filepath.Join(src, name)
+		p := filepath.Join(tmp, name)
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			return err
 		}
@@ -85,19 +92,19 @@ func compile(javac, cp, dir string) error {
 	return nil
 }
 
-// cacheKey hashes everything the compiled classes depend on.
-func cacheKey(javac, cp string) (string, error) {
+// cacheKey hashes everything the classes compiled from src depend on.
+func cacheKey(src fs.FS, javac, cp string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", cacheVersion, javac, cp, strings.Join(javacFlags, " "))
 	if real, err := filepath.EvalSymlinks(javac); err == nil {
 		fmt.Fprintf(h, "%s\x00", real)
 	}
-	names, err := sourceNames()
+	names, err := sourceNames(src)
 	if err != nil {
 		return "", err
 	}
 	for _, name := range names {
-		data, err := javaSources.ReadFile(path.Join("java", name))
+		data, err := fs.ReadFile(src, path.Join("java", name))
 		if err != nil {
 			return "", err
 		}
@@ -121,14 +128,20 @@ var compiled struct {
 	dirs map[string]string // cache key -> directory
 }
 
-// CompiledClasses returns a directory holding the compiled Java classes,
-// compiling them first if needed. Classes are cached under
-// os.UserCacheDir()/gocurator-java/<hash> (os.TempDir() if there is no
-// user cache directory), where the hash covers the sources, the javac binary,
-// its flags and the classpath. Concurrent callers, in this process or in
-// others, are safe: each compiles into a private temporary directory and
-// renames it into place; the first rename wins.
-func CompiledClasses() (string, error) {
+// CompiledClasses returns a directory holding the driver's compiled Java
+// classes, compiling them first if needed; see [CompiledClassesOf].
+func CompiledClasses() (string, error) { return CompiledClassesOf(driverSources) }
+
+// CompiledClassesOf returns a directory holding the classes compiled from
+// the .java files in the directory java of src, compiling them first if
+// needed. Classes are cached under os.UserCacheDir()/gocurator-java/<hash>
+// (os.TempDir() if there is no user cache directory), where the hash covers
+// the sources, the javac binary, its flags and the classpath. Concurrent
+// callers, in this process or in others, are safe: each compiles into a
+// private temporary directory and renames it into place; the first rename
+// wins. Errors wrap ErrNotInstalled when Java or the Curator jars are
+// missing.
+func CompiledClassesOf(src fs.FS) (string, error) {
 	javac, err := javaTool("javac")
 	if err != nil {
 		return "", err
@@ -137,7 +150,7 @@ func CompiledClasses() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	key, err := cacheKey(javac, cp)
+	key, err := cacheKey(src, javac, cp)
 	if err != nil {
 		return "", err
 	}
@@ -147,7 +160,7 @@ func CompiledClasses() (string, error) {
 	if dir, ok := compiled.dirs[key]; ok {
 		return dir, nil
 	}
-	dir, err := compileCached(cacheRoot(), key, javac, cp)
+	dir, err := compileCached(src, cacheRoot(), key, javac, cp)
 	if err != nil {
 		return "", err
 	}
@@ -163,7 +176,7 @@ func CompiledClasses() (string, error) {
 // private temporary directory that is then renamed to root/key; a rename
 // fails if root/key already exists (a directory that is not empty), and the
 // loser then uses the winner's classes.
-func compileCached(root, key, javac, cp string) (string, error) {
+func compileCached(src fs.FS, root, key, javac, cp string) (string, error) {
 	final := filepath.Join(root, key)
 	if _, err := os.Stat(final); err == nil {
 		return final, nil
@@ -177,7 +190,7 @@ func compileCached(root, key, javac, cp string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("curatorjava: class cache: %w", err)
 	}
-	if err := compile(javac, cp, tmp); err != nil {
+	if err := compile(src, javac, cp, tmp); err != nil {
 		os.RemoveAll(tmp)
 		return "", err
 	}
@@ -194,26 +207,33 @@ func compileCached(root, key, javac, cp string) (string, error) {
 	return final, nil
 }
 
-// javaCommandArgs returns the java binary and the arguments that run
-// mainClass (a class of package curatorjava) with the given JVM options.
-func javaCommandArgs(mainClass string, jvmOptions []string, args ...string) (string, []string, error) {
+// Command returns a command that runs mainClass, a fully qualified class
+// compiled from the .java files in the directory java of src, with the JVM
+// options jvmOptions and the program arguments args: java from JAVA_HOME or
+// PATH, src compiled on first use ([CompiledClassesOf]), Curator's jars on
+// the classpath ([Classpath]), and on Linux the JVM killed by the kernel if
+// the Go process dies. Cancelling ctx kills the started JVM. Errors wrap
+// ErrNotInstalled when Java or the Curator jars are missing.
+func Command(ctx context.Context, src fs.FS, mainClass string, jvmOptions []string, args ...string) (*exec.Cmd, error) {
 	java, err := javaTool("java")
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
-	classes, err := CompiledClasses()
+	classes, err := CompiledClassesOf(src)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	cp, err := Classpath()
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	argv := append([]string{}, jvmOptions...)
 	argv = append(argv, commonJVMOptions...)
-	argv = append(argv, "-cp", classes+string(os.PathListSeparator)+cp, "curatorjava."+mainClass)
+	argv = append(argv, "-cp", classes+string(os.PathListSeparator)+cp, mainClass)
 	argv = append(argv, args...)
-	return java, argv, nil
+	cmd := exec.CommandContext(ctx, java, argv...)
+	cmd.SysProcAttr = sysProcAttr()
+	return cmd, nil
 }
 
 // commonJVMOptions: no SASL attempt by the ZooKeeper client, and SLF4J

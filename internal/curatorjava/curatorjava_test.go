@@ -1,7 +1,6 @@
 package curatorjava
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -235,89 +234,6 @@ func TestCurator(t *testing.T) {
 		expect(t, b, "acquire m 10000", "true")
 		expect(t, b, "release m", "")
 	})
-
-	t.Run("Bench", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		for _, workload := range []string{"mutex", "semv2"} {
-			res, err := RunBench(ctx, BenchConfig{
-				ConnectString: cs,
-				Workload:      workload,
-				Clients:       2,
-				MaxLeases:     2,
-				Warmup:        time.Second,
-				Measure:       time.Second,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%+v", res)
-			if res.Workload != workload || res.Clients != 2 || res.Ops <= 0 || res.Throughput <= 0 ||
-				res.Seconds < 0.9 || res.P50Ms <= 0 || res.P99Ms < res.P50Ms {
-				t.Fatalf("implausible result %+v", res)
-			}
-		}
-	})
-
-	t.Run("BenchPhases", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		const path = "/curatorjava-bench/phases"
-		r, err := StartBench(ctx, BenchConfig{ConnectString: cs, Path: path, Workload: "mutex", Clients: 1, Hold: time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		// The phases are timed from here: wait until the worker is cycling
-		// (it has made and deleted a lock node), else a slow start-up
-		// leaves the measured phase without a cycle.
-		zk := testkit.Connect(t, zkAddr, ns)
-		testkit.Eventually(t, "the bench worker cycling", func() bool {
-			st, err := zk.Exists(ctx, path)
-			return err == nil && st != nil && st.Cversion >= 2
-		})
-		var points []BenchPoint
-		for _, phase := range []string{"measure", "count", "stop"} {
-			time.Sleep(300 * time.Millisecond) // the length of a phase, not a wait for a condition
-			p, err := r.Phase(phase)
-			if err != nil {
-				t.Fatal(err)
-			}
-			points = append(points, p)
-		}
-		res, err := r.Wait()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%+v %+v", points, res)
-		m, c := points[1], points[2]
-		// A cycle holds for 1ms, so the measured phase (about 300ms, as
-		// long as the sleep above really took) has at most one a
-		// millisecond: bounded by the period the JVM measured, not by the
-		// sleep's nominal length.
-		if m.Cycles <= 0 || float64(m.Cycles) > res.Seconds*1000+1 || c.Cycles <= 0 || res.Ops <= 0 || res.Ops > m.Cycles {
-			t.Fatalf("implausible cycles: phases %+v, result %+v", points, res)
-		}
-		if points[0].CPU <= 0 || m.CPU < points[0].CPU || c.CPU < m.CPU {
-			t.Fatalf("JVM CPU time not increasing: %+v", points)
-		}
-		if res.Seconds < 0.25 || res.Seconds > 5 {
-			t.Fatalf("measured period %vs, want about 0.3s", res.Seconds)
-		}
-	})
-}
-
-func TestRunBenchRejectsBadConfig(t *testing.T) {
-	for _, cfg := range []BenchConfig{
-		{ConnectString: "localhost:1", Workload: "spin", Clients: 1, Measure: time.Second},
-		{ConnectString: "localhost:1", Workload: "mutex", Clients: 0, Measure: time.Second},
-		{ConnectString: "localhost:1", Workload: "mutex", Clients: 1},
-		{Workload: "mutex", Clients: 1, Measure: time.Second},
-	} {
-		if _, err := RunBench(context.Background(), cfg); err == nil {
-			t.Errorf("RunBench(%+v) succeeded", cfg)
-		}
-	}
 }
 
 func TestClasspath(t *testing.T) {
@@ -359,10 +275,8 @@ func TestCompiledClassesCached(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, class := range []string{"Driver.class", "Bench.class"} {
-		if _, err := os.Stat(dir1 + "/curatorjava/" + class); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := os.Stat(dir1 + "/curatorjava/Driver.class"); err != nil {
+		t.Fatal(err)
 	}
 	dir2, err := CompiledClasses()
 	if err != nil {
@@ -391,7 +305,7 @@ func TestCompileCachedConcurrently(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			dirs[i], errs[i] = compileCached(root, "k", javac, cp)
+			dirs[i], errs[i] = compileCached(driverSources, root, "k", javac, cp)
 		}()
 	}
 	wg.Wait()

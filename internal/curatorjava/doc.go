@@ -1,10 +1,10 @@
-// Package curatorjava is internal test and benchmark support: it runs the
-// reference Java implementation, Apache Curator's lock recipes, next to the
-// Go port so that the two can be checked against each other on a real
-// ZooKeeper ensemble and compared for speed.
+// Package curatorjava is internal test support: it runs the reference Java
+// implementation, Apache Curator's recipes, next to the Go port so that the
+// two can be checked against each other on a real ZooKeeper ensemble.
 //
-// It is not part of the library's API and is meant for tests and benchmark
-// programs only.
+// It is not part of the library's API and is meant for tests and the tools
+// only. The benchmark's Java side (Bench.java) lives with the benchmark in
+// the tools module, in cmd/internal/javabench, and runs through [Command].
 //
 // # Requirements
 //
@@ -16,8 +16,9 @@
 // (or bash scripts/ensure-zookeeper.sh --with-curator). [Classpath] lists the
 // jars that are used. The Java sources in the java directory are embedded in
 // the package and compiled on first use into a per-user cache directory keyed
-// by a hash of the sources, the compiler and the classpath ([CompiledClasses]),
-// so repeated test runs start the JVM without recompiling.
+// by a hash of the sources, the compiler and the classpath ([CompiledClasses];
+// [CompiledClassesOf] does the same for another package's sources), so
+// repeated test runs start the JVM without recompiling.
 //
 // # The driver protocol
 //
@@ -81,12 +82,4 @@
 // All commands of one driver run on one Java thread, one at a time, so a
 // blocking acquire delays the commands after it; use several drivers to model
 // several processes.
-//
-// # Benchmarks
-//
-// [RunBench] runs Bench.java, a closed-loop benchmark with one Curator client
-// per worker thread, and returns its measurements. [StartBench] lets the
-// caller drive its phases (warm-up, measured, an unmeasured count window,
-// stop) so that it can read the server's counters at the boundaries; at each
-// switch the JVM reports its process CPU time and the cycles completed.
 package curatorjava

@@ -2,6 +2,7 @@ package curatorjava
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -57,7 +58,7 @@ type Driver struct {
 	t       testing.TB
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
-	stderr  *tailBuffer
+	stderr  *TailBuffer
 	started time.Time
 	startup time.Duration
 
@@ -86,15 +87,15 @@ func StartDriver(t testing.TB, connectString string) *Driver {
 // StartDriverSession is StartDriver with a chosen ZooKeeper session timeout.
 func StartDriverSession(t testing.TB, connectString string, sessionTimeout time.Duration) *Driver {
 	t.Helper()
-	java, argv, err := javaCommandArgs("Driver", driverJVMOptions,
+	cmd, err := Command(context.Background(), driverSources, "curatorjava.Driver", driverJVMOptions,
 		connectString, strconv.FormatInt(sessionTimeout.Milliseconds(), 10))
 	if err != nil {
 		t.Fatalf("curatorjava: cannot start the Curator driver: %v", err)
 	}
 	d := &Driver{
 		t:          t,
-		cmd:        exec.Command(java, argv...),
-		stderr:     &tailBuffer{limit: stderrLimit},
+		cmd:        cmd,
+		stderr:     NewTailBuffer(stderrLimit),
 		responses:  make(chan string, 16),
 		events:     make(chan string),
 		exited:     make(chan struct{}),
@@ -102,7 +103,6 @@ func StartDriverSession(t testing.TB, connectString string, sessionTimeout time.
 		pumpDone:   make(chan struct{}),
 		stop:       make(chan struct{}),
 	}
-	d.cmd.SysProcAttr = sysProcAttr()
 	d.cmd.Stderr = d.stderr
 	stdout, err := d.cmd.StdoutPipe()
 	if err != nil {
@@ -113,7 +113,7 @@ func StartDriverSession(t testing.TB, connectString string, sessionTimeout time.
 	}
 	d.started = time.Now()
 	if err := d.cmd.Start(); err != nil {
-		t.Fatalf("curatorjava: starting %s: %v", java, err)
+		t.Fatalf("curatorjava: starting %s: %v", d.cmd.Path, err)
 	}
 	eventsIn := make(chan string)
 	go d.read(stdout, eventsIn)
@@ -299,15 +299,20 @@ func (d *Driver) close() {
 	}
 }
 
-// tailBuffer is an io.Writer keeping the last limit bytes written to it.
-type tailBuffer struct {
+// TailBuffer is an io.Writer keeping the last bytes written to it, up to a
+// limit: a child process's stderr, kept for the error that reports its
+// failure. It is safe for concurrent use.
+type TailBuffer struct {
 	mu      sync.Mutex
 	limit   int
 	buf     []byte
 	dropped bool
 }
 
-func (b *tailBuffer) Write(p []byte) (int, error) {
+// NewTailBuffer returns a TailBuffer keeping the last limit bytes.
+func NewTailBuffer(limit int) *TailBuffer { return &TailBuffer{limit: limit} }
+
+func (b *TailBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.buf = append(b.buf, p...)
@@ -318,7 +323,9 @@ func (b *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (b *tailBuffer) String() string {
+// String returns the bytes kept, after "[...]\n" if earlier ones were
+// dropped.
+func (b *TailBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.dropped {

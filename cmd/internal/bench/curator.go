@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gocurator/curator/cmd/internal/javabench"
 	"github.com/gocurator/curator/internal/curatorjava"
 )
 
@@ -49,7 +50,7 @@ func CuratorReady() error {
 			return fmt.Errorf("no java in PATH: %w", err)
 		}
 	}
-	_, err := curatorjava.CompiledClasses()
+	_, err := javabench.CompiledClasses()
 	return err
 }
 
@@ -104,7 +105,7 @@ func RunCurator(ctx context.Context, cfg Config, javaWorkload, row string) (Resu
 		defer cancel()
 		_ = DeleteTree(dctx, cfg.Servers, cfg.Path)
 	}()
-	br, err := curatorjava.StartBench(ctx, curatorjava.BenchConfig{
+	br, err := javabench.Start(ctx, javabench.Config{
 		ConnectString: cfg.Servers,
 		Path:          cfg.Path,
 		Workload:      javaWorkload,
@@ -132,7 +133,7 @@ func RunCurator(ctx context.Context, cfg Config, javaWorkload, row string) (Resu
 }
 
 // jvm drives Bench.java's phases.
-type jvm struct{ br *curatorjava.BenchRun }
+type jvm struct{ br *javabench.Run }
 
 var javaPhases = map[int32]string{phaseMeasure: "measure", phaseCount: "count", phaseStop: "stop"}
 

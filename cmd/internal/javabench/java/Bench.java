@@ -1,4 +1,4 @@
-package curatorjava;
+package javabench;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

@@ -1,4 +1,4 @@
-package curatorjava
+package javabench
 
 import (
 	"bufio"
@@ -12,10 +12,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gocurator/curator/internal/curatorjava"
 )
 
-// BenchConfig configures one run of Bench.java.
-type BenchConfig struct {
+// Config configures one run of Bench.java.
+type Config struct {
 	// ConnectString is the ZooKeeper connect string.
 	ConnectString string
 	// Path is the lock path; "/curatorjava-bench/<Workload>" if empty.
@@ -39,18 +41,19 @@ type BenchConfig struct {
 	// releases it: the critical section. 0 releases at once.
 	Hold time.Duration
 	// Warmup is run but not measured (JIT compilation, node creation).
-	// RunBench only; a BenchRun's caller times its phases itself.
+	// Measure only; a Run's caller times its phases itself.
 	Warmup time.Duration
-	// Measure is the measured period; RunBench needs it positive.
+	// Measure is the measured period; the function Measure needs it
+	// positive.
 	Measure time.Duration
 	// Stderr receives the JVM's stderr if non-nil; otherwise its tail is
 	// included in the error of a failed run.
 	Stderr io.Writer
 }
 
-// BenchResult is the JSON line printed by Bench.java. Latencies are those of
+// Result is the JSON line printed by Bench.java. Latencies are those of
 // acquire, from the call until the lock (or lease) is held.
-type BenchResult struct {
+type Result struct {
 	Workload   string  `json:"workload"`
 	Clients    int     `json:"clients"`
 	MaxLeases  int     `json:"max_leases"`
@@ -64,8 +67,8 @@ type BenchResult struct {
 	MeanMs     float64 `json:"mean_ms"`
 }
 
-// BenchPoint is what the JVM reports when it switches phase.
-type BenchPoint struct {
+// Point is what the JVM reports when it switches phase.
+type Point struct {
 	// CPU is the JVM's process CPU time so far (user and system, every
 	// thread: Curator's, ZooKeeper's client threads, the JIT and the GC),
 	// from com.sun.management.OperatingSystemMXBean; -1 if unavailable.
@@ -91,45 +94,45 @@ const readyTimeout = 2 * time.Minute
 // phaseTimeout bounds the JVM's answer to a phase command.
 const phaseTimeout = 30 * time.Second
 
-// BenchRun is a running Bench.java whose phases the caller drives: after
-// StartBench the workers loop (warm-up); Phase("measure") starts the
-// measured period, Phase("count") ends it while the loop goes on, and
-// Phase("stop") ends the run, after which Wait returns the result. Its
-// methods must be called from one goroutine.
-type BenchRun struct {
-	cfg    BenchConfig
+// Run is a running Bench.java whose phases the caller drives: after Start
+// the workers loop (warm-up); Phase("measure") starts the measured period,
+// Phase("count") ends it while the loop goes on, and Phase("stop") ends the
+// run, after which Wait returns the result. Its methods must be called from
+// one goroutine.
+type Run struct {
+	cfg    Config
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stderr *tailBuffer
+	stderr *curatorjava.TailBuffer
 	lines  chan string // stdout, line by line; closed at EOF
 	failed chan string // the FAILED line of a worker, once
 	once   sync.Once
 	cancel context.CancelFunc
 }
 
-// StartBench starts Bench.java with cfg and returns once every client is
+// Start starts Bench.java with cfg and returns once every client is
 // connected and the workers loop. Cancelling ctx kills the JVM. Errors wrap
-// ErrNotInstalled when Java or the Curator jars are missing.
-func StartBench(ctx context.Context, cfg BenchConfig) (*BenchRun, error) {
+// curatorjava.ErrNotInstalled when Java or the Curator jars are missing.
+func Start(ctx context.Context, cfg Config) (*Run, error) {
 	switch cfg.Workload {
 	case "mutex", "read", "write", "semv2", "election":
 	default:
-		return nil, fmt.Errorf("curatorjava: unknown workload %q (want mutex, read, write, semv2 or election)", cfg.Workload)
+		return nil, fmt.Errorf("javabench: unknown workload %q (want mutex, read, write, semv2 or election)", cfg.Workload)
 	}
 	if cfg.ConnectString == "" {
-		return nil, errors.New("curatorjava: BenchConfig.ConnectString is empty")
+		return nil, errors.New("javabench: Config.ConnectString is empty")
 	}
 	if cfg.Clients < 1 {
-		return nil, fmt.Errorf("curatorjava: BenchConfig.Clients = %d, want >= 1", cfg.Clients)
+		return nil, fmt.Errorf("javabench: Config.Clients = %d, want >= 1", cfg.Clients)
 	}
 	if cfg.Hold < 0 {
-		return nil, fmt.Errorf("curatorjava: BenchConfig.Hold = %v, want >= 0", cfg.Hold)
+		return nil, fmt.Errorf("javabench: Config.Hold = %v, want >= 0", cfg.Hold)
 	}
 	if cfg.MaxLeases == 0 {
 		cfg.MaxLeases = 1
 	}
 	if cfg.MaxLeases < 0 {
-		return nil, fmt.Errorf("curatorjava: BenchConfig.MaxLeases = %d, want >= 1", cfg.MaxLeases)
+		return nil, fmt.Errorf("javabench: Config.MaxLeases = %d, want >= 1", cfg.MaxLeases)
 	}
 	if cfg.Path == "" {
 		cfg.Path = "/curatorjava-bench/" + cfg.Workload
@@ -140,15 +143,14 @@ func StartBench(ctx context.Context, cfg BenchConfig) (*BenchRun, error) {
 	if cfg.PerClient > 1 {
 		args = append(args, strconv.Itoa(cfg.PerClient))
 	}
-	java, argv, err := javaCommandArgs("Bench", benchJVMOptions, args...)
+	ctx, cancel := context.WithCancel(ctx)
+	cmd, err := curatorjava.Command(ctx, sources, "javabench.Bench", benchJVMOptions, args...)
 	if err != nil {
+		cancel()
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	cmd := exec.CommandContext(ctx, java, argv...)
-	cmd.SysProcAttr = sysProcAttr()
 	cmd.WaitDelay = 5 * time.Second
-	r := &BenchRun{cfg: cfg, cmd: cmd, stderr: &tailBuffer{limit: 64 << 10},
+	r := &Run{cfg: cfg, cmd: cmd, stderr: curatorjava.NewTailBuffer(64 << 10),
 		lines: make(chan string, 16), failed: make(chan string, 1), cancel: cancel}
 	if cfg.Stderr != nil {
 		cmd.Stderr = cfg.Stderr
@@ -157,16 +159,16 @@ func StartBench(ctx context.Context, cfg BenchConfig) (*BenchRun, error) {
 	}
 	if r.stdin, err = cmd.StdinPipe(); err != nil {
 		cancel()
-		return nil, fmt.Errorf("curatorjava: bench: %w", err)
+		return nil, fmt.Errorf("javabench: %w", err)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		cancel()
-		return nil, fmt.Errorf("curatorjava: bench: %w", err)
+		return nil, fmt.Errorf("javabench: %w", err)
 	}
 	if err := cmd.Start(); err != nil {
 		cancel()
-		return nil, fmt.Errorf("curatorjava: bench: start %s: %w", java, err)
+		return nil, fmt.Errorf("javabench: start %s: %w", cmd.Path, err)
 	}
 	go r.read(stdout)
 	if _, err := r.await("READY", readyTimeout); err != nil {
@@ -178,7 +180,7 @@ func StartBench(ctx context.Context, cfg BenchConfig) (*BenchRun, error) {
 
 // read splits stdout into lines; a worker's FAILED line also goes to
 // failed, so a wait for anything else ends at once.
-func (r *BenchRun) read(stdout io.Reader) {
+func (r *Run) read(stdout io.Reader) {
 	defer close(r.lines)
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -197,7 +199,7 @@ func (r *BenchRun) read(stdout io.Reader) {
 
 // await returns the next stdout line that starts with prefix; other lines
 // are skipped.
-func (r *BenchRun) await(prefix string, timeout time.Duration) (string, error) {
+func (r *Run) await(prefix string, timeout time.Duration) (string, error) {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	for {
@@ -217,62 +219,62 @@ func (r *BenchRun) await(prefix string, timeout time.Duration) (string, error) {
 	}
 }
 
-func (r *BenchRun) exitError(err error) error {
-	return fmt.Errorf("curatorjava: bench %s: %w\nstderr:\n%s", r.cfg.Workload, err, r.stderr.String())
+func (r *Run) exitError(err error) error {
+	return fmt.Errorf("javabench: %s: %w\nstderr:\n%s", r.cfg.Workload, err, r.stderr.String())
 }
 
 // Phase switches the JVM to phase ("measure", "count" or "stop") and
 // returns its CPU time and the cycles of the phase that ended.
-func (r *BenchRun) Phase(phase string) (BenchPoint, error) {
+func (r *Run) Phase(phase string) (Point, error) {
 	switch phase {
 	case "measure", "count", "stop":
 	default:
-		return BenchPoint{}, fmt.Errorf("curatorjava: unknown bench phase %q", phase)
+		return Point{}, fmt.Errorf("javabench: unknown bench phase %q", phase)
 	}
 	if _, err := io.WriteString(r.stdin, phase+"\n"); err != nil {
-		return BenchPoint{}, r.exitError(fmt.Errorf("phase %s: %w", phase, err))
+		return Point{}, r.exitError(fmt.Errorf("phase %s: %w", phase, err))
 	}
 	line, err := r.await("AT "+phase+" ", phaseTimeout)
 	if err != nil {
-		return BenchPoint{}, err
+		return Point{}, err
 	}
 	f := strings.Fields(line)
 	if len(f) != 4 {
-		return BenchPoint{}, r.exitError(fmt.Errorf("phase %s answered %q", phase, line))
+		return Point{}, r.exitError(fmt.Errorf("phase %s answered %q", phase, line))
 	}
 	cpu, err1 := strconv.ParseInt(f[2], 10, 64)
 	cycles, err2 := strconv.ParseInt(f[3], 10, 64)
 	if err := errors.Join(err1, err2); err != nil {
-		return BenchPoint{}, r.exitError(fmt.Errorf("phase %s answered %q: %w", phase, line, err))
+		return Point{}, r.exitError(fmt.Errorf("phase %s answered %q: %w", phase, line, err))
 	}
-	return BenchPoint{CPU: time.Duration(cpu), Cycles: cycles}, nil
+	return Point{CPU: time.Duration(cpu), Cycles: cycles}, nil
 }
 
 // Wait waits for the result printed after Phase("stop") and for the JVM to
 // exit.
-func (r *BenchRun) Wait() (BenchResult, error) {
+func (r *Run) Wait() (Result, error) {
 	defer r.kill()
 	line, err := r.await("{", phaseTimeout+r.cfg.Hold)
 	if err != nil {
-		return BenchResult{}, err
+		return Result{}, err
 	}
-	var res BenchResult
+	var res Result
 	if err := json.Unmarshal([]byte(line), &res); err != nil {
-		return BenchResult{}, r.exitError(fmt.Errorf("output %q: %w", line, err))
+		return Result{}, r.exitError(fmt.Errorf("output %q: %w", line, err))
 	}
 	_ = r.stdin.Close()
 	for range r.lines {
 	}
 	if err := r.cmd.Wait(); err != nil {
-		return BenchResult{}, r.exitError(err)
+		return Result{}, r.exitError(err)
 	}
 	return res, nil
 }
 
 // Close ends the JVM if it still runs; after Wait it does nothing.
-func (r *BenchRun) Close() { r.kill() }
+func (r *Run) Close() { r.kill() }
 
-func (r *BenchRun) kill() {
+func (r *Run) kill() {
 	r.once.Do(func() {
 		_ = r.stdin.Close()
 		r.cancel()
@@ -284,17 +286,17 @@ func (r *BenchRun) kill() {
 	})
 }
 
-// RunBench runs Bench.java with cfg, timing its phases itself (cfg.Warmup
+// Measure runs Bench.java with cfg, timing its phases itself (cfg.Warmup
 // unmeasured, then cfg.Measure measured), and returns its result.
-// Cancelling ctx kills the JVM. Errors wrap ErrNotInstalled when Java or the
-// Curator jars are missing.
-func RunBench(ctx context.Context, cfg BenchConfig) (BenchResult, error) {
+// Cancelling ctx kills the JVM. Errors wrap curatorjava.ErrNotInstalled
+// when Java or the Curator jars are missing.
+func Measure(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.Warmup < 0 || cfg.Measure <= 0 {
-		return BenchResult{}, fmt.Errorf("curatorjava: need Warmup >= 0 and Measure > 0, got %v and %v", cfg.Warmup, cfg.Measure)
+		return Result{}, fmt.Errorf("javabench: need Warmup >= 0 and Measure > 0, got %v and %v", cfg.Warmup, cfg.Measure)
 	}
-	r, err := StartBench(ctx, cfg)
+	r, err := Start(ctx, cfg)
 	if err != nil {
-		return BenchResult{}, err
+		return Result{}, err
 	}
 	defer r.Close()
 	for _, step := range []struct {
@@ -304,10 +306,10 @@ func RunBench(ctx context.Context, cfg BenchConfig) (BenchResult, error) {
 		select {
 		case <-time.After(step.wait):
 		case <-ctx.Done():
-			return BenchResult{}, fmt.Errorf("curatorjava: bench: %w", ctx.Err())
+			return Result{}, fmt.Errorf("javabench: %w", ctx.Err())
 		}
 		if _, err := r.Phase(step.phase); err != nil {
-			return BenchResult{}, err
+			return Result{}, err
 		}
 	}
 	return r.Wait()
