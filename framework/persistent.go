@@ -76,8 +76,8 @@ type persistentWatches struct {
 	// go-zookeeper still lists: kept out of its setWatches while no watch
 	// of the client wants them again, until the session ends. Keys are
 	// server tables: watchData (data and exist watches) or watchChild.
-	gone map[watchKey]bool
-	version string              // srvr's version of the last server asked
+	gone    map[watchKey]bool
+	version string // srvr's version of the last server asked
 }
 
 // pwEntry is one server path's watch.
