@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
@@ -355,26 +356,28 @@ func (e *Election) readNodes(ctx context.Context, children []string, first bool)
 		}
 		return []Participant{}, nil, nil
 	}
+	// A node gone since the listing is skipped, not an error; any other
+	// error ends the read (and cancels the reads still in flight).
 	results = make([]got, len(sorted))
-	done := make(chan struct{}, len(sorted))
+	g, gctx := errgroup.WithContext(ctx)
 	for i, name := range sorted {
-		go func() {
-			d, st, err := e.c.Get(ctx, framework.JoinPath(e.path, name))
+		g.Go(func() error {
+			d, st, err := e.c.Get(gctx, framework.JoinPath(e.path, name))
 			results[i] = got{d, st, err}
-			done <- struct{}{}
-		}()
+			if errors.Is(err, zk.ErrNoNode) {
+				return nil
+			}
+			return err
+		})
 	}
-	for range sorted {
-		<-done
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
 	}
 	ps := make([]Participant, 0, len(sorted))
 	nodes := make([]node, 0, len(sorted))
 	for i, r := range results {
 		if errors.Is(r.err, zk.ErrNoNode) {
 			continue
-		}
-		if r.err != nil {
-			return nil, nil, r.err
 		}
 		ps = append(ps, Participant{ID: string(r.data), IsLeader: len(ps) == 0})
 		nodes = append(nodes, node{sorted[i], r.stat})

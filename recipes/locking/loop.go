@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
@@ -619,18 +619,19 @@ func (ws *watchSet) set(ctx context.Context, p, pp string) (gone bool, err error
 	if ws.chs == nil {
 		ws.chs = make(map[string]<-chan zk.Event)
 	}
+	// Each result is judged below (a missing node ahead is news, not a
+	// failure), so the goroutines report no error to the group.
 	results := make([]result, len(want))
-	var wg sync.WaitGroup
+	var g errgroup.Group
 	c, dir := ws.l.c, ws.l.dir // the goroutines must not capture ws
 	for i, n := range want {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() error {
 			_, _, ch, err := c.GetWOrdered(ctx, framework.JoinPath(dir, n))
 			results[i] = result{n, ch, err}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	for _, r := range results {
 		switch {
 		case errors.Is(r.err, zk.ErrNoNode) && r.name == ownName:
@@ -678,16 +679,14 @@ func (ws *watchSet) ownAlive(stat *zk.Stat) bool {
 // Stat with no error means our node is gone.
 func (l *Loop) list(ctx context.Context, node string, withStat, watch bool) ([]string, *zk.Stat, <-chan zk.Event, error) {
 	var (
-		stat    *zk.Stat
-		statErr error
-		done    chan struct{}
+		g    errgroup.Group
+		stat *zk.Stat
 	)
 	if withStat {
-		done = make(chan struct{})
-		go func() {
-			defer close(done)
-			stat, statErr = l.c.Exists(ctx, node)
-		}()
+		g.Go(func() (err error) {
+			stat, err = l.c.Exists(ctx, node)
+			return err
+		})
 	}
 	var (
 		children []string
@@ -699,9 +698,7 @@ func (l *Loop) list(ctx context.Context, node string, withStat, watch bool) ([]s
 	} else {
 		children, _, err = l.c.Children(ctx, l.dir)
 	}
-	if done != nil {
-		<-done
-	}
+	statErr := g.Wait()
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -78,25 +78,3 @@ func TestV1RefusesV2Layout(t *testing.T) {
 		})
 	}
 }
-
-func TestParallelReturnsFirstErrorInOrder(t *testing.T) {
-	e1, e2 := errors.New("one"), errors.New("two")
-	tests := []struct {
-		name string
-		fns  []func() error
-		want error
-	}{
-		{"single ok", []func() error{func() error { return nil }}, nil},
-		{"single error", []func() error{func() error { return e1 }}, e1},
-		{"all ok", []func() error{func() error { return nil }, func() error { return nil }}, nil},
-		{"second fails", []func() error{func() error { return nil }, func() error { return e2 }}, e2},
-		{"both fail: first wins", []func() error{func() error { return e1 }, func() error { return e2 }}, e1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := parallel(tt.fns...); !errors.Is(got, tt.want) || (tt.want == nil && got != nil) {
-				t.Fatalf("parallel = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}

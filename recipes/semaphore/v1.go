@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/go-zookeeper/zk"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locking"
@@ -101,13 +101,14 @@ func take(ctx context.Context, l *locking.Loop, wait bool) (*locking.Hold, error
 }
 
 // v2Node returns a node in the path's V2 directories, "" when they are
-// empty or missing; both are listed at once.
+// empty or missing; both are listed at once (the first error cancels the
+// other listing).
 func (s *Semaphore) v2Node(ctx context.Context) (string, error) {
 	dirs := []string{leasesDir, locksDir}
 	found := make([]string, len(dirs))
-	fns := make([]func() error, len(dirs))
+	g, ctx := errgroup.WithContext(ctx)
 	for i, dir := range dirs {
-		fns[i] = func() error {
+		g.Go(func() error {
 			children, _, err := s.c.Children(ctx, framework.JoinPath(s.path, dir))
 			if errors.Is(err, zk.ErrNoNode) {
 				return nil
@@ -119,9 +120,9 @@ func (s *Semaphore) v2Node(ctx context.Context) (string, error) {
 				found[i] = dir + "/" + children[0]
 			}
 			return nil
-		}
+		})
 	}
-	if err := parallel(fns...); err != nil {
+	if err := g.Wait(); err != nil {
 		return "", err
 	}
 	for _, n := range found {
@@ -130,28 +131,4 @@ func (s *Semaphore) v2Node(ctx context.Context) (string, error) {
 		}
 	}
 	return "", nil
-}
-
-// parallel runs fns concurrently, waits for all, and returns the first
-// error in fns' order.
-func parallel(fns ...func() error) error {
-	if len(fns) == 1 {
-		return fns[0]()
-	}
-	errs := make([]error, len(fns))
-	var wg sync.WaitGroup
-	for i, f := range fns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = f()
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
