@@ -66,8 +66,8 @@ chaos: deps
 
 .PHONY: chaos
 
-# The leader election's exactly-one-leader proof at the size issue 13 names:
-# 8 participants on 4 clients, 500 forced hand-overs (resign, connection cut,
+# The leader election's exactly-one-leader proof at full size: 8
+# participants on 4 clients, 500 forced hand-overs (resign, connection cut,
 # client closed), each checked on the server; see docs/leader.md.
 LEADER_HANDOVERS ?= 500
 

@@ -101,8 +101,8 @@
 //
 // A header line (date, cores, kernel, ZooKeeper version and settings, Go,
 // Curator, load average), then one table per round-trip time, what was
-// skipped, and the goals of issue 11 with MET, MISSED or n/a. The tables are
-// Markdown. Progress goes to stderr. -json writes everything to a file;
+// skipped. The tables are Markdown; the goals a run is judged by live in the
+// dated report (docs/benchmarks.md), not here. Progress goes to stderr. -json writes everything to a file;
 // -plot draws the contended mutex's throughput against the round-trip time
 // for the three implementations (gonum/plot; .svg, .png or .pdf by the
 // file's extension).

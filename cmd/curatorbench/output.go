@@ -50,10 +50,6 @@ func printReport(w io.Writer, f flags, rep *bench.Report) {
 		}
 		bench.WriteTable(w, bench.Table{Rows: rep.Sweep, MeasuredRTTMs: rtt})
 	}
-	if len(rep.Targets) > 0 {
-		fmt.Fprintln(w)
-		bench.WriteTargets(w, rep.Targets)
-	}
 }
 
 func printScale(w io.Writer, sc *bench.Scale) {

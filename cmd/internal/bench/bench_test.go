@@ -189,40 +189,6 @@ func TestRatiosAndRoundTrips(t *testing.T) {
 	}
 }
 
-func TestTargets(t *testing.T) {
-	rtt2 := Rows{
-		{Workload: Mutex, Impl: ImplOurs, Clients: 8, Ops: 1, OpsPerSec: 400, P99Ms: 4, CPUPerCycleUs: 100},
-		{Workload: Mutex, Impl: ImplZKLock, Clients: 8, Ops: 1, OpsPerSec: 200, CPUPerCycleUs: 120},
-		{Workload: Mutex, Impl: ImplCurator, Clients: 8, Ops: 1, OpsPerSec: 100, P99Ms: 10, CPUPerCycleUs: 400},
-		{Workload: Uncontended, Impl: ImplOurs, Clients: 1, Ops: 1, OpsPerSec: 130, AllocsPerCycle: 70},
-		{Workload: Uncontended, Impl: ImplCurator, Clients: 1, Ops: 1, OpsPerSec: 100},
-	}
-	loop := Rows{
-		{Workload: Mutex, Impl: ImplOurs, Clients: 8, Ops: 1, OpsPerSec: 90, CPUPerCycleUs: 100},
-		{Workload: Mutex, Impl: ImplZKLock, Clients: 8, Ops: 1, OpsPerSec: 100, CPUPerCycleUs: 50},
-		{Workload: Mutex, Impl: ImplCurator, Clients: 8, Ops: 1, OpsPerSec: 80, CPUPerCycleUs: 400},
-	}
-	status := map[string]string{}
-	for _, tg := range Targets([]Table{{RTTMs: 0, Rows: loop}, {RTTMs: 2, Rows: rtt2}}) {
-		status[tg.Goal] = tg.Status
-	}
-	for goal, want := range map[string]string{
-		"contended mutex, 8 sessions: >= 1.6x Curator and zk.Lock at RTT 2 ms":          "MET",
-		"contended mutex, 8 sessions: p99 <= 1/2 of Curator's at RTT 2 ms":              "MET",
-		"contended mutex, 64 sessions: >= 1.6x Curator and zk.Lock at RTT 2 ms":         "n/a",
-		"uncontended acquire+release >= 1.4x Curator at RTT 2 ms":                       "MISSED",
-		"read lock, readers only >= 1.4x Curator at RTT 2 ms":                           "n/a",
-		"contended mutex, 8 sessions, on loopback (RTT 0): >= 1.0x Curator and zk.Lock": "MISSED",
-		"client CPU per acquisition <= zk.Lock's (mutex rows, every RTT)":               "MISSED",
-		"client CPU per acquisition <= 1/3 of Curator's (mutex rows, every RTT)":        "MET",
-		"allocations per uncontended cycle <= 60":                                       "MISSED",
-	} {
-		if status[goal] != want {
-			t.Errorf("%s: %q, want %s", goal, status[goal], want)
-		}
-	}
-}
-
 func TestSeriesAndChart(t *testing.T) {
 	tables := []Table{
 		{RTTMs: 2, Rows: Rows{

@@ -40,40 +40,6 @@ func TestResignClock(t *testing.T) {
 	}
 }
 
-func TestElectionTarget(t *testing.T) {
-	const goal = "election fail-over p50 <= 1/2 of Curator's LeaderLatch at RTT 2 ms"
-	hold := float64(ElectionHold) / float64(time.Millisecond)
-	for _, tt := range []struct {
-		name       string
-		ours, java float64 // p50 ms
-		want       string
-	}{
-		{"one round trip against two", 2.8, 6, "MET"},
-		{"no better than Curator", 5, 6, "MISSED"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			rows := Rows{
-				{Workload: Election, Impl: ImplOurs, Clients: 2, HoldMs: hold, Ops: 1, OpsPerSec: 40, P50Ms: tt.ours},
-				{Workload: Election, Impl: ImplCurator, Clients: 2, HoldMs: hold, Ops: 1, OpsPerSec: 35, P50Ms: tt.java},
-			}
-			for _, tg := range Targets([]Table{{RTTMs: 2, Rows: rows}}) {
-				if tg.Goal == goal {
-					if tg.Status != tt.want {
-						t.Fatalf("%s: %s (%s), want %s", goal, tg.Status, tg.Measured, tt.want)
-					}
-					return
-				}
-			}
-			t.Fatalf("no target %q", goal)
-		})
-	}
-	for _, tg := range Targets(nil) {
-		if tg.Goal == goal && tg.Status != "n/a" {
-			t.Fatalf("without rows: %s", tg.Status)
-		}
-	}
-}
-
 // Both sides of the election row run against a real server and report a
 // fail-over for every measured term.
 func TestElectionRow(t *testing.T) {

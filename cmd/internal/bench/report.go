@@ -14,7 +14,6 @@ type Report struct {
 	Tables  []Table  `json:"tables,omitempty"`
 	Sweep   Rows     `json:"sweep,omitempty"`
 	Scale   *Scale   `json:"scale,omitempty"`
-	Targets []Target `json:"targets,omitempty"`
 	Skipped []string `json:"skipped,omitempty"`
 }
 

@@ -221,12 +221,6 @@ func ratioCell(v float64, ok bool) string {
 	return fmt.Sprintf("%.2fx", v)
 }
 
-// writeCells prints a table with "|" separators; columns from numFrom on
-// are right-aligned.
-func writeCells(w io.Writer, cells [][]string, numFrom int) {
-	writeCellsAligned(w, cells, func(i int) bool { return i >= numFrom })
-}
-
 // writeCellsAligned prints a table with "|" separators (a Markdown table);
 // the columns right reports are right-aligned.
 func writeCellsAligned(w io.Writer, cells [][]string, right func(int) bool) {
