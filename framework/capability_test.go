@@ -213,6 +213,12 @@ func TestWatchFallbackOnOldServer(t *testing.T) {
 	if n, m := fake.addWatch.Load(), fake.setWatches2.Load(); n != 0 || m != 0 {
 		t.Fatalf("sent %d AddWatch and %d SetWatches2 to a 3.5 server", n, m)
 	}
+	// Its exists watch on the missing node goes with it.
+	awaitServerWatches(t, server(t).Addr(), c, c.full("/n"))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	awaitServerWatches(t, server(t).Addr(), c)
 }
 
 // A server that does not answer srvr: the first AddWatch finds out (it is

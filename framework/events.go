@@ -227,7 +227,8 @@ func (c *Client) replaceLocked() {
 	}
 	c.gen++
 	c.h = h
-	c.set.reset() // watches of the old connection are not set again
+	old.wire.retired.Store(true) // its persistent watches are the new one's
+	c.set.reset()                // watches of the old connection are not set again
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()

@@ -42,7 +42,10 @@ type wire struct {
 	// pw, if set, is the client's registry of persistent watches, which
 	// this wire arms on each connection and feeds with their events
 	// (persistent.go).
-	pw        *persistentWatches
+	pw *persistentWatches
+	// retired is set once the client replaced this connection: the
+	// persistent watches are armed on the new one only.
+	retired   atomic.Bool
 	timeoutMs int64     // negotiated session timeout, 0 until known
 	lastAck   time.Time // send time of the last acknowledged request, zero until one
 
@@ -188,7 +191,7 @@ func (w *wire) dialer(d zk.Dialer) zk.Dialer {
 		}
 		wc := &wireConn{Conn: conn, w: w, watchesSet: make(chan struct{}), addr: addr}
 		wc.dialAgain = func() (net.Conn, error) { return d(network, addr, timeout) }
-		if w.pw != nil {
+		if w.pw != nil && !w.retired.Load() {
 			// The server's version decides whether persistent watches
 			// can be armed on it: asked before the connect request, so
 			// the re-arm at the connect response knows.
@@ -719,7 +722,7 @@ func (c *wireConn) reply(h []byte) {
 				if sent {
 					c.w.ack(at)
 				}
-				if c.w.pw != nil && c.session != 0 {
+				if c.w.pw != nil && c.session != 0 && !c.w.retired.Load() {
 					// Before go-zookeeper has the session, so
 					// before any request of its own.
 					c.w.pw.connected(c, c.session)

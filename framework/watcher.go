@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -399,7 +400,11 @@ func (w *Watcher) startFallback() <-chan struct{} {
 
 // runFallback watches the node with one-shot watches, set again after
 // each event: an exists watch (creation, deletion, data) and, while the
-// node exists, a children watch. It runs until the Watcher ends.
+// node exists, a children watch. A one-shot watch misses what happens
+// between its event and the next watch, so the events are not taken from
+// the watches' own: each read that sets a watch again is compared with
+// the last (czxid, mzxid, pzxid), and what changed is reported. It runs
+// until the Watcher ends.
 func (w *Watcher) runFallback(armed chan struct{}) {
 	defer w.wg.Done()
 	arm := sync.OnceFunc(func() { close(armed) })
@@ -415,9 +420,32 @@ func (w *Watcher) runFallback(armed chan struct{}) {
 	}()
 	var (
 		existsCh, childCh <-chan zk.Event
-		exists            bool
+		last              *zk.Stat // nil: the node is missing
+		known             bool     // last is a read's, not a guess
 		state             = w.c.State()
 	)
+	defer func() {
+		// One-shot watches still set stay on the server until they fire:
+		// give them back (an exists watch on a missing node could wait
+		// for ever).
+		if w.c.isClosed() {
+			return
+		}
+		uctx, cancel := context.WithTimeout(context.Background(), unwatchTimeout)
+		defer cancel()
+		if existsCh != nil {
+			_ = w.c.Unwatch(uctx, w.path, ExistWatch)
+		}
+		if childCh != nil {
+			_ = w.c.Unwatch(uctx, w.path, ChildWatch)
+		}
+	}()
+	see := func(st *zk.Stat) {
+		if known {
+			w.diff(last, st)
+		}
+		last, known = st, true
+	}
 	for ctx.Err() == nil {
 		changed := w.c.StateChanged()
 		if existsCh == nil {
@@ -428,15 +456,17 @@ func (w *Watcher) runFallback(armed chan struct{}) {
 				}
 				continue
 			}
-			existsCh, exists = ch, stat != nil
+			existsCh = ch
+			see(stat)
 		}
-		if exists && childCh == nil {
-			_, _, ch, err := w.c.ChildrenW(ctx, w.path)
+		if last != nil && childCh == nil {
+			_, stat, ch, err := w.c.ChildrenW(ctx, w.path)
 			switch {
 			case err == nil:
 				childCh = ch
+				see(stat)
 			case errors.Is(err, zk.ErrNoNode):
-				exists = false // its deletion is on its way on existsCh
+				see(nil)
 			default:
 				if !w.pause(ctx, changed) {
 					return
@@ -446,20 +476,14 @@ func (w *Watcher) runFallback(armed chan struct{}) {
 		}
 		arm()
 		select {
-		case ev := <-existsCh:
+		case <-existsCh:
 			existsCh = nil
-			exists = ev.Type == zk.EventNodeCreated || ev.Type == zk.EventNodeDataChanged
-			w.oneShotEvent(ev)
-		case ev := <-childCh:
+		case <-childCh:
 			childCh = nil
-			// A deletion fires both watches: existsCh reports it.
-			if ev.Type == zk.EventNodeChildrenChanged {
-				w.oneShotEvent(ev)
-			}
 		case <-changed:
 			now := w.c.State()
 			if now == connstate.Reconnected || (now == connstate.Connected && state != connstate.Connected) {
-				w.queue(WatchEvent{Type: WatchResync, Path: w.path, NewSession: w.c.SessionID() != 0 && state == connstate.Lost})
+				w.queue(WatchEvent{Type: WatchResync, Path: w.path, NewSession: state == connstate.Lost})
 			}
 			state = now
 		case <-ctx.Done():
@@ -467,6 +491,31 @@ func (w *Watcher) runFallback(armed chan struct{}) {
 		}
 	}
 }
+
+// diff reports what changed between two reads of the node.
+func (w *Watcher) diff(old, cur *zk.Stat) {
+	switch {
+	case old == nil && cur == nil:
+	case old == nil:
+		w.queue(WatchEvent{Type: WatchCreated, Path: w.path, Zxid: cur.Czxid})
+	case cur == nil:
+		w.queue(WatchEvent{Type: WatchDeleted, Path: w.path})
+	case cur.Czxid != old.Czxid:
+		w.queue(WatchEvent{Type: WatchDeleted, Path: w.path})
+		w.queue(WatchEvent{Type: WatchCreated, Path: w.path, Zxid: cur.Czxid})
+	default:
+		if cur.Mzxid != old.Mzxid {
+			w.queue(WatchEvent{Type: WatchDataChanged, Path: w.path, Zxid: cur.Mzxid})
+		}
+		if cur.Pzxid != old.Pzxid {
+			w.queue(WatchEvent{Type: WatchChildrenChanged, Path: w.path, Zxid: cur.Pzxid})
+		}
+	}
+}
+
+// unwatchTimeout bounds the removal of a fallback Watcher's one-shot
+// watches when it ends.
+const unwatchTimeout = 5 * time.Second
 
 // pause waits for a state change before trying again, false if the
 // Watcher ended.
@@ -476,21 +525,5 @@ func (w *Watcher) pause(ctx context.Context, changed <-chan struct{}) bool {
 		return true
 	case <-ctx.Done():
 		return false
-	}
-}
-
-func (w *Watcher) oneShotEvent(ev zk.Event) {
-	switch ev.Type {
-	case zk.EventNotWatching:
-		// The session ended: the next one is a resync.
-		return
-	case zk.EventNodeCreated:
-		w.queue(WatchEvent{Type: WatchCreated, Path: w.path})
-	case zk.EventNodeDeleted:
-		w.queue(WatchEvent{Type: WatchDeleted, Path: w.path})
-	case zk.EventNodeDataChanged:
-		w.queue(WatchEvent{Type: WatchDataChanged, Path: w.path})
-	case zk.EventNodeChildrenChanged:
-		w.queue(WatchEvent{Type: WatchChildrenChanged, Path: w.path})
 	}
 }

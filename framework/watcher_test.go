@@ -354,7 +354,9 @@ func TestWatchEndsLeaveNoServerWatch(t *testing.T) {
 func TestWatchBadInput(t *testing.T) {
 	c := connectNS(t, newNamespace(t))
 	ctx := testCtx(t)
-	for _, p := range []string{"", "rel", "/a/", "/a//b", "/a/../b", "/a\x00"} {
+	// "/.." would climb over the namespace: refused like every relative
+	// segment.
+	for _, p := range []string{"", "rel", "/a/", "/a//b", "/a/../b", "/..", "/../other", "/a\x00"} {
 		if _, err := c.Watch(ctx, p); !errors.Is(err, ErrInvalidPath) {
 			t.Errorf("Watch(%q) = %v, want ErrInvalidPath", p, err)
 		}
@@ -371,7 +373,12 @@ func TestWatchBadInput(t *testing.T) {
 	if _, err := c.Watch(done, "/a"); !errors.Is(err, context.Canceled) {
 		t.Errorf("ended ctx: %v", err)
 	}
+	small := connectNS(t, c.Namespace(), WithJuteMaxBuffer(1024))
+	if _, err := small.Watch(ctx, "/"+strings.Repeat("x", 2000)); !errors.Is(err, ErrDataTooLarge) {
+		t.Errorf("path over jute.maxbuffer: %v", err)
+	}
 	awaitServerWatches(t, server(t).Addr(), c)
+	awaitServerWatches(t, server(t).Addr(), small)
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
