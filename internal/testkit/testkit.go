@@ -238,3 +238,14 @@ func FullPath(c *framework.Client, path string) string {
 	}
 	return path
 }
+
+// AwaitWatchCount waits until the sessions of clients hold n data watches
+// (persistent and recursive watches included: ZooKeeper 3.6-3.8 list them
+// with the data watches) on the server at addr: a recipe built on
+// framework.Watch checks with n = 0 that it left nothing after Close.
+func AwaitWatchCount(t testing.TB, addr string, n int, clients ...*framework.Client) {
+	t.Helper()
+	Eventually(t, fmt.Sprintf("%d server watches of the clients", n), func() bool {
+		return WatchCount(t, addr, clients...) == n
+	})
+}
