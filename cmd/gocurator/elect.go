@@ -39,10 +39,8 @@ CMD gets the term's fencing token (the czxid of our election node, larger
 for every later term) in GOCURATOR_FENCING_TOKEN and the node's path in
 GOCURATOR_LOCK_NODE.
 
-If leadership is lost (the connection is suspended or the session expires,
-or our node is deleted), CMD is sent SIGTERM, then SIGKILL after --grace.
-SIGINT, SIGTERM and SIGHUP sent to gocurator are passed on to CMD; while
-still campaigning they stop the campaign, which leaves no node behind.`,
+Leadership (the hold) is lost when the connection is suspended or the
+session expires, or when our node is deleted. ` + groupHelp,
 		Example: `  gocurator --zk zk1:2181 elect exec --id $(hostname) /elections/scheduler -- ./scheduler`,
 		Args:    cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -56,7 +54,7 @@ still campaigning they stop the campaign, which leaves no node behind.`,
 	f := run.Flags()
 	f.StringVar(&eo.id, "id", "", "participant id, written into our node (Curator's participant id; default: none)")
 	f.BoolVar(&eo.selector, "selector", false, "Curator's LeaderSelector layout (a mutex, lock- nodes) instead of LeaderLatch's")
-	f.DurationVar(&o.grace, "grace", 10*time.Second, "after leadership is lost, how long CMD has between SIGTERM and SIGKILL")
+	f.DurationVar(&o.grace, "grace", 10*time.Second, "how long CMD's process group has between SIGTERM and SIGKILL")
 	f.DurationVar(&o.wait, "wait", 0, "give up if not leading within this long (0: wait for ever)")
 	cmd.AddCommand(run)
 	return cmd

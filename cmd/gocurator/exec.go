@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -25,6 +26,23 @@ const (
 	envToken = "GOCURATOR_FENCING_TOKEN"
 	envNode  = "GOCURATOR_LOCK_NODE"
 )
+
+// groupHelp is what exec and elect exec do with CMD's processes; each
+// command's help says first what loses its hold.
+const groupHelp = `CMD runs in a process group of its
+own, and gocurator exits, releasing the hold, only when no process of the
+group is left. Losing the hold sends the whole group SIGTERM, then SIGKILL
+after --grace; so does CMD's exit to the processes it leaves running in
+its group. SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to gocurator are passed
+on to the group (before CMD starts they stop the wait instead, leaving no
+node behind); Ctrl-Z stops the group, then gocurator. A process that leaves
+the group (setsid, as a daemon does) is out of reach: run daemons in the
+foreground. CMD is not the terminal's foreground job: give it input from a
+file or a pipe, not the terminal.`
+
+// endSignals are the signals exec passes on to CMD's group (before CMD
+// runs, they stop the wait for the hold).
+var endSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
 // execOptions are exec's flags.
 type execOptions struct {
@@ -52,11 +70,9 @@ later holder) in GOCURATOR_FENCING_TOKEN and the lock node's path in
 GOCURATOR_LOCK_NODE: pass the token to the resource the lock protects so it
 can refuse a stale holder.
 
-If the hold is lost (the connection is suspended or the session expires; the
-lock node is deleted, as gocurator break does; with --revocable, a
-revocation request comes), CMD is sent SIGTERM, then SIGKILL after --grace. SIGINT, SIGTERM
-and SIGHUP sent to gocurator are passed on to CMD; while still waiting for
-the lock they stop the wait instead.
+The hold is lost when the connection is suspended or the session expires,
+when the lock node is deleted (as gocurator break does) or, with
+--revocable, when a revocation request comes. ` + groupHelp + `
 
 With -n N, CMD runs while holding one of N leases of the semaphore at PATH
 (the V1 layout; --v2 for Curator's InterProcessSemaphoreV2, to share PATH with
@@ -74,7 +90,7 @@ Java processes).`,
 	f := cmd.Flags()
 	f.IntVarP(&o.leases, "leases", "n", 0, "hold one lease of a semaphore of N leases instead of the mutex")
 	f.BoolVar(&o.v2, "v2", false, "with -n: Curator's InterProcessSemaphoreV2 layout (locks/ and leases/)")
-	f.DurationVar(&o.grace, "grace", 10*time.Second, "after the hold is lost, how long CMD has between SIGTERM and SIGKILL")
+	f.DurationVar(&o.grace, "grace", 10*time.Second, "how long CMD's process group has between SIGTERM and SIGKILL")
 	f.DurationVar(&o.wait, "wait", 0, "give up if the lock is not held within this long (0: wait for ever)")
 	f.BoolVar(&o.revocable, "revocable", false, "treat Curator's revocation request (gocurator revoke) as losing the hold")
 	return cmd
@@ -106,7 +122,7 @@ func (a *app) exec(ctx context.Context, path string, argv []string, o execOption
 	// Signals are caught from here on: while waiting for the lock they
 	// stop the wait; once CMD runs they are passed on.
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, endSignals...)
 	defer signal.Stop(sigs)
 
 	c, err := a.connect(ctx)
@@ -154,8 +170,12 @@ func (a *app) exec(ctx context.Context, path string, argv []string, o execOption
 	child.Args[0] = argv[0]
 	child.Stdin, child.Stdout, child.Stderr = a.stdin, a.stdout, a.stderr
 	child.Env = append(os.Environ(), envToken+"="+strconv.FormatInt(h.token, 10), envNode+"="+h.node)
-	if err := child.Start(); err != nil {
+	g, err := startGroup(child)
+	if err != nil {
 		return fmt.Errorf("%s: %v", argv[0], err)
+	}
+	if len(jobSignals) > 0 { // Notify with none would catch every signal
+		signal.Notify(sigs, jobSignals...)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- child.Wait() }()
@@ -163,33 +183,74 @@ func (a *app) exec(ctx context.Context, path string, argv []string, o execOption
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	gone := watchNode(wctx, c, h.node, o.revocable)
-	var kill <-chan time.Time
-	lost := h.done
-	var werr error
-	stop := func(why string) {
-		lost, gone = nil, nil
-		fmt.Fprintf(a.stderr, "gocurator: lost the hold on %s (%s): sending SIGTERM to %s\n", path, why, argv[0])
-		_ = child.Process.Signal(syscall.SIGTERM)
-		kill = time.After(o.grace)
+	return exitError{code: a.supervise(g, exited, sigs, h, gone, path, argv[0], o.grace)}
+}
+
+// groupPoll is how often exec looks whether the processes its command
+// left in its group have ended: no event says so.
+const groupPoll = 20 * time.Millisecond
+
+// supervise runs while the command runs, and after it until no process of
+// its group is left, and returns the command's exit status; the hold is
+// released only after it returns. Losing the hold (h.done closes, or gone
+// says why) ends the group: SIGTERM, then SIGKILL after grace. So does the
+// command's exit, to the processes it leaves behind: anything started
+// under the hold ends with it. Signals gocurator receives go to the group.
+func (a *app) supervise(g *procGroup, exited <-chan error, sigs <-chan os.Signal, h *hold, gone <-chan string,
+	path, name string, grace time.Duration) int {
+	var (
+		lost       = h.done
+		status     int
+		kill, poll <-chan time.Time // the grace is over; time to look at the group again
+		graced     bool             // the grace has begun
+		signalled  bool             // the group was asked to end: our SIGTERM, or one of endSignals passed on
+	)
+	// end gives the group the grace to end, and sends it SIGTERM unless
+	// it was asked to end already: to many programs a second signal means
+	// to give up a clean exit.
+	end := func(why string) {
+		if graced {
+			return
+		}
+		graced, kill = true, time.After(grace)
+		if signalled {
+			fmt.Fprintf(a.stderr, "gocurator: %s: the process group of %s, signalled already, gets SIGKILL in %v\n", why, name, grace)
+			return
+		}
+		signalled = true
+		fmt.Fprintf(a.stderr, "gocurator: %s: sending SIGTERM to the process group of %s\n", why, name)
+		g.terminate()
 	}
-wait:
 	for {
 		select {
-		case werr = <-exited:
-			break wait
+		case err := <-exited:
+			exited, status = nil, exitCode(err)
+			if g.empty() {
+				return status
+			}
+			end(name + " exited and left processes in its group")
+			t := time.NewTicker(groupPoll)
+			defer t.Stop()
+			poll = t.C
+		case <-poll:
+			if g.empty() {
+				return status
+			}
 		case s := <-sigs:
-			_ = child.Process.Signal(s)
+			g.relay(s)
+			signalled = signalled || slices.Contains(endSignals, s)
 		case <-lost:
-			stop(fmt.Sprint(h.err()))
+			lost, gone = nil, nil
+			end(fmt.Sprintf("lost the hold on %s (%v)", path, h.err()))
 		case why := <-gone:
-			stop(why)
+			lost, gone = nil, nil
+			end(fmt.Sprintf("lost the hold on %s (%s)", path, why))
 		case <-kill:
 			kill = nil
-			fmt.Fprintf(a.stderr, "gocurator: %s still running %v after SIGTERM: sending SIGKILL\n", argv[0], o.grace)
-			_ = child.Process.Kill()
+			fmt.Fprintf(a.stderr, "gocurator: the process group of %s is still running %v after SIGTERM: sending SIGKILL\n", name, grace)
+			g.kill()
 		}
 	}
-	return exitError{code: exitCode(werr)}
 }
 
 // watchNode watches the held node and says why the hold must end: the

@@ -3,7 +3,6 @@ package main
 import (
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/gocurator/curator/internal/testkit"
@@ -84,28 +83,6 @@ func TestExecKilledWhenHoldLost(t *testing.T) {
 			}
 			if s := p.stderr.String(); !strings.Contains(s, "lost the hold on /locks/"+tc.name) || !strings.Contains(s, tc.stderr) {
 				t.Fatalf("stderr %q", s)
-			}
-		})
-	}
-}
-
-// SIGINT and SIGTERM sent to exec reach the command.
-func TestExecForwardsSignals(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	for _, tc := range []struct {
-		sig  syscall.Signal
-		want int
-	}{{syscall.SIGINT, 5}, {syscall.SIGTERM, 6}} {
-		t.Run(tc.sig.String(), func(t *testing.T) {
-			p := e.start("--zk", e.zk, "exec", "/locks/signals", "--", "sh", "-c",
-				`trap 'exit 5' INT; trap 'exit 6' TERM; echo ready; while :; do sleep 0.05; done`)
-			p.line(t, "ready", func(l string) bool { return l == "ready" })
-			if err := p.cmd.Process.Signal(tc.sig); err != nil {
-				t.Fatal(err)
-			}
-			if code := p.wait(t); code != tc.want {
-				t.Fatalf("exit %d, want %d (stderr %q)", code, tc.want, p.stderr.String())
 			}
 		})
 	}
