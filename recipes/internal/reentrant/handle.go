@@ -43,7 +43,7 @@ type Hooks struct {
 	// Changed is called after a hold starts and after it is released.
 	Changed func()
 	// Revoked, if set, makes the handle's holds revocable: it is called,
-	// once per hold, on a goroutine of its own, when locking.Revoke asks
+	// once per hold, on a goroutine of its own, when mutex.Revoke asks
 	// the holder of the held node to release (mutex.Revocable).
 	Revoked func()
 	// LocalHandover, if positive, makes the handle one of its client's
