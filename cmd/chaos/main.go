@@ -1,8 +1,9 @@
 // Command chaos runs gocurator's fault-tolerance proof (package chaos): the
 // lock recipes against a three-node ZooKeeper ensemble under faults (silent
-// partitions included), by clients of the standard and of the session error
-// policy. It prints the report, writes it to -report when given, and exits 1
-// on any violation.
+// partitions and cuts timed to land on grants included), by clients of the
+// standard and of the session error policy, and gocurator exec under lock
+// loss. It prints the report, writes it to -report when given, and exits 1
+// on any violation. Run it from within the repository: it builds gocurator.
 //
 //	go run ./cmd/chaos -duration 30m -report chaos-report.txt
 package main

@@ -7,9 +7,11 @@ import (
 )
 
 // TestChaosShort is the regular suite's share of the chaos run: two minutes
-// of faults, silent partitions included, on both workloads (standard and
-// session error policy), and no violation: no two holders of a mutex and no
-// two leaders of an election at once.
+// of faults, silent partitions and timed cuts included, on both workloads
+// (standard and session error policy) and gocurator exec, and no
+// violation: no two holders of a mutex and no two leaders of an election
+// at once, no handle held after its client was Suspended, nothing of an
+// exec's process tree alive or writing after the hold.
 func TestChaosShort(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
@@ -38,5 +40,16 @@ func TestChaosShort(t *testing.T) {
 	}
 	if rep.Faults[FaultSilentShort]+rep.Faults[FaultSilentLong] == 0 {
 		t.Errorf("no silent partition in the schedule: %v", rep.Faults)
+	}
+	if g := rep.GrantCuts; g.Cuts == 0 || g.Judged == 0 || g.OnGrant5ms == 0 {
+		t.Errorf("timed cuts: %+v, want some judged and some within 5ms of a grant", g)
+	}
+	for _, l := range ExecLosses {
+		if rep.Exec.Rounds[l] == 0 {
+			t.Errorf("no exec round with loss by %s: %+v", l, rep.Exec)
+		}
+	}
+	if rep.Exec.Beats == 0 {
+		t.Errorf("no heartbeat of an exec tree: %+v", rep.Exec)
 	}
 }

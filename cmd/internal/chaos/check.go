@@ -3,6 +3,7 @@ package chaos
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -15,6 +16,15 @@ const (
 	ViolationFencing   = "fencing-order"
 	ViolationProgress  = "progress"
 	ViolationEndState  = "end-state"
+	// ViolationHeldSuspended: a handle of a standard-policy client said it
+	// held, with Done open, after its client had been Suspended for
+	// grantCutHold (a timed cut).
+	ViolationHeldSuspended = "held-after-suspend"
+	// ViolationExec: something of gocurator exec's process tree outlived
+	// the hold: a heartbeat accepted after gocurator exited or (for a loss
+	// by the connection) after the next holder's first write, a process
+	// alive once gocurator had exited, or a gocurator that did not exit.
+	ViolationExec = "exec-outlived"
 )
 
 // Violation is one broken guarantee.
@@ -62,6 +72,56 @@ func Check(h History, bound time.Duration) []Violation {
 		vs = append(vs, checkFencing(g)...)
 	}
 	vs = append(vs, checkProgress(h, bound)...)
+	vs = append(vs, checkGrantCuts(h)...)
+	vs = append(vs, checkExec(h)...)
+	return vs
+}
+
+// checkGrantCuts reports every judged timed cut after which a handle said
+// it held with Done open.
+func checkGrantCuts(h History) []Violation {
+	var vs []Violation
+	for _, g := range h.GrantCuts {
+		if g.Judged && len(g.Held) > 0 {
+			vs = append(vs, Violation{Kind: ViolationHeldSuspended, Workload: g.Workload, At: g.Cut.Sub(h.Start),
+				Detail: fmt.Sprintf("client %d cut %v after the release ahead of it: after %v Suspended, %v held with Done open",
+					g.Client, g.Cut.Sub(g.Released).Round(time.Microsecond), grantCutHold, g.Held)})
+		}
+	}
+	return vs
+}
+
+// checkExec reports every exec round in which something of the tree
+// outlived the hold. After a loss by the connection (cut, silent) the next
+// holder gets the lock only once the server has expired gocurator's
+// session, by which time the tree must be gone; after a break the next
+// holder gets it at once, while the tree has --grace to end, so only the
+// beats after gocurator's exit count.
+func checkExec(h History) []Violation {
+	var vs []Violation
+	for _, r := range h.ExecRounds {
+		if r.Err != "" && r.Token == 0 {
+			continue // never ran a tree
+		}
+		var what []string
+		if r.Hung {
+			what = append(what, "gocurator did not exit")
+		}
+		if r.AfterExit > 0 {
+			what = append(what, fmt.Sprintf("%d beats accepted after gocurator exited", r.AfterExit))
+		}
+		if r.Loss != ExecBreak && r.AfterNext > 0 {
+			what = append(what, fmt.Sprintf("%d beats accepted after the next holder's first write", r.AfterNext))
+		}
+		if len(r.Survivors) > 0 {
+			what = append(what, fmt.Sprintf("alive after gocurator exited: %v", r.Survivors))
+		}
+		if len(what) > 0 {
+			vs = append(vs, Violation{Kind: ViolationExec, At: r.Start.Sub(h.Start),
+				Detail: fmt.Sprintf("round %d (%s, token %d, next holder's token %d): %s",
+					r.Round, r.Loss, r.Token, r.NextToken, strings.Join(what, "; "))})
+		}
+	}
 	return vs
 }
 
@@ -82,7 +142,7 @@ func lockGroups(h History) []lockGroup {
 	for i := range h.Intervals {
 		iv := &h.Intervals[i]
 		class := iv.Recipe
-		if class == RecipeRead || class == RecipeWrite {
+		if class == RecipeRead || class == RecipeWrite || class == RecipeCohortWrite {
 			class = classRW
 		}
 		k := key{iv.Workload, iv.Lock, class}
@@ -260,7 +320,7 @@ func checkRW(h History, ivs []*Interval) []Violation {
 // The semaphore's writes are fenced by the lease's node but not ordered:
 // two leases hold at once.
 var fencedRecipes = map[string]bool{RecipeMutex: true, RecipeLongMutex: true, RecipeWrite: true, RecipeCohort: true,
-	RecipeElection: true}
+	RecipeCohortWrite: true, RecipeElection: true}
 
 // writeGroups splits the fenced writes by workload, recipe and resource.
 func writeGroups(h History) [][]Write {
@@ -301,7 +361,8 @@ func checkFencing(ws []Write) []Violation {
 		// A cohort's local holders share their node's token (one process
 		// serialises them): an equal token is in order only from the same
 		// client, of the cohort recipe.
-		shared := ws[i].Recipe == RecipeCohort && ws[i].Token == ws[i-1].Token && ws[i].Client == ws[i-1].Client
+		cohort := ws[i].Recipe == RecipeCohort || ws[i].Recipe == RecipeCohortWrite
+		shared := cohort && ws[i].Token == ws[i-1].Token && ws[i].Client == ws[i-1].Client
 		if ws[i].Token <= ws[i-1].Token && !shared {
 			vs = append(vs, Violation{Kind: ViolationFencing, Workload: ws[i].Workload,
 				Detail: fmt.Sprintf("%s %s: version %d token %d (%s) after version %d token %d (%s)",

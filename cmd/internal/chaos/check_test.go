@@ -39,7 +39,24 @@ func clean() History {
 			{Recipe: RecipeWrite, Holder: "c", Version: 1, Token: 20},
 		},
 		Faults: []Fault{{Kind: FaultCutLong, Start: at(1_000), Heal: at(3_000)}},
+		GrantCuts: []GrantCut{
+			{Workload: WorkloadStandard, Client: 1, Released: at(6_000), Cut: at(6_001), Granted: at(6_001), Judged: true},
+		},
+		ExecRounds: []ExecRound{
+			{Round: 0, Loss: ExecCut, Start: at(7_000), Token: 50, Beats: 20, NextToken: 60, Exited: 500 * time.Millisecond},
+			// After a break the next holder is in at once, while the
+			// tree has its --grace: beats after its write are allowed,
+			// not after gocurator's exit.
+			{Round: 1, Loss: ExecBreak, Start: at(8_000), Token: 70, Beats: 30, AfterNext: 15, NextToken: 80},
+			// A round that never ran its tree is not judged.
+			{Round: 2, Loss: ExecSilent, Err: "gocurator exited before the tree beat", Hung: true},
+		},
 	}
+}
+
+// execRound0 modifies the clean history's first exec round (a cut).
+func execRound0(f func(r *ExecRound)) func(h *History) {
+	return func(h *History) { f(&h.ExecRounds[0]) }
 }
 
 func TestCheck(t *testing.T) {
@@ -74,6 +91,13 @@ func TestCheck(t *testing.T) {
 		{"no acquisition after heal to a late end", func(h *History) {
 			h.Faults = append(h.Faults, Fault{Kind: FaultLostReply, Start: at(5_500), Heal: at(5_600)})
 		}, ViolationProgress},
+		{"a handle holds with Done open after its client was Suspended", func(h *History) {
+			h.GrantCuts[0].Held = []string{"c1-cohort-b"}
+		}, ViolationHeldSuspended},
+		{"a beat accepted after gocurator exited", execRound0(func(r *ExecRound) { r.AfterExit = 1 }), ViolationExec},
+		{"a beat after the next holder's first write, loss by the connection", execRound0(func(r *ExecRound) { r.AfterNext = 1 }), ViolationExec},
+		{"a process of the tree alive after gocurator exited", execRound0(func(r *ExecRound) { r.Survivors = []string{"42 (sh)"} }), ViolationExec},
+		{"gocurator never exits", execRound0(func(r *ExecRound) { r.Hung = true }), ViolationExec},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,9 +1,10 @@
 // Package chaos is gocurator's fault-tolerance proof: it runs the mutex,
-// semaphore and read/write lock recipes against a three-node ZooKeeper
-// ensemble while it kills, stops and restarts servers, partitions clients
-// (loudly with zktest.Proxy.Cut, silently with zktest.Proxy.BlackHole) and
-// loses create replies, records what every holder believed and what the
-// servers accepted, and checks the record.
+// semaphore, read/write lock and election recipes, and gocurator exec,
+// against a three-node ZooKeeper ensemble while it kills, stops and
+// restarts servers, partitions clients (loudly with zktest.Proxy.Cut,
+// silently with zktest.Proxy.BlackHole, and with cuts timed to land on
+// grants) and loses create replies, records what every holder believed and
+// what the servers accepted, and checks the record.
 //
 // # Workloads
 //
@@ -12,8 +13,22 @@
 // hold) and by clients with connstate.SessionPolicy (only Lost does). Each
 // client has two handles on a mutex with short holds, one on a "long" mutex
 // held for one to two session timeouts (a leader's kind of hold, which a
-// partition can outlast), a semaphore handle (two leases), and a reader and
-// a writer of a read/write lock.
+// partition can outlast), a semaphore handle (two leases), a reader and
+// a writer of a read/write lock, three handles of a mutex with local
+// hand-over (mutex.WithLocalHandover(3)), two write lockers of a second
+// read/write lock with local hand-over (rwlock.WithLocalHandover(2)) and a
+// reader of it, and two participants of an election.
+//
+// The exec workload runs the real gocurator binary (built at the start of
+// the run, with the beat writer of package beat): round after round,
+// `gocurator exec` holds Root/exec/lock through proxies of its own and runs
+// a process tree whose processes write heartbeats carrying the hold's
+// fencing token; the hold is ended by a cut, a silent partition or
+// `gocurator break`, while another holder queues for the lock.
+//
+// The cut-grant fault cuts a client's connections within about a
+// millisecond of the release of the node ahead of its cohort's node, so
+// that cuts land on grants of the cohorted mutex.
 //
 // # What is checked
 //
@@ -29,9 +44,16 @@
 //     write lock, in the resource node's version order, carry strictly
 //     increasing fencing tokens;
 //   - progress: after every fault heals, each workload's mutex is acquired
-//     again within the progress bound (twice the session timeout).
+//     again within the progress bound (twice the session timeout);
+//   - timed cuts: once a standard-policy client has been Suspended by a
+//     timed cut for half a second, none of its lock handles says it holds
+//     with Done open;
+//   - exec: nothing of the tree outlives the hold: no heartbeat accepted
+//     after a marker written once gocurator exited, none (after a loss by
+//     the connection) after the next holder's first write, in zxid order,
+//     and no process of the tree alive once gocurator exited.
 //
 // Run adds the end-state checks: once workers have stopped and every fault is
-// healed, no lock, lease or gate node is left, no server holds a watch and
-// every client is connected.
+// healed, no lock, lease, gate or heartbeat node is left, no server holds a
+// watch and every client is connected.
 package chaos

@@ -23,14 +23,16 @@ const (
 	FaultEnsembleRestart = "ensemble-restart"
 	FaultSilentShort     = "silent-short"
 	FaultSilentLong      = "silent-long"
+	FaultCutGrant        = "cut-grant"
 )
 
 // FaultKinds lists every fault kind, in the order of the schedule's rounds
 // before shuffling.
+
 var FaultKinds = []string{
 	FaultKillLeader, FaultKillFollower, FaultRestartServer, FaultCutShort,
 	FaultCutLong, FaultLostReply, FaultEnsembleRestart, FaultSilentShort,
-	FaultSilentLong,
+	FaultSilentLong, FaultCutGrant,
 }
 
 // injector injects one fault at a time and heals it.
@@ -42,6 +44,13 @@ type injector struct {
 	rec       *recorder
 	rng       *rand.Rand
 	st        time.Duration
+	// For the timed cuts: a client of the harness's own, connected
+	// directly, that watches the queues; each client's cut window and
+	// lock handles.
+	logf     func(string, ...any)
+	observer *framework.Client
+	windows  []*cutWindow
+	probes   [][]probe
 
 	mu    sync.Mutex
 	armed []<-chan struct{} // lost-reply faults armed
@@ -77,6 +86,8 @@ func (in *injector) inject(kind string) (Fault, error) {
 	case FaultSilentLong:
 		i, how := in.freshLongHolder()
 		in.silent(&f, i, how, 2*in.st)
+	case FaultCutGrant:
+		in.cutGrants(&f)
 	case FaultEnsembleRestart:
 		f.Detail = "all servers"
 		err = in.restartAll()

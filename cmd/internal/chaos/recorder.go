@@ -126,6 +126,18 @@ func (r *recorder) fault(f Fault) {
 	r.h.Faults = append(r.h.Faults, f)
 }
 
+func (r *recorder) grantCut(g GrantCut) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.h.GrantCuts = append(r.h.GrantCuts, g)
+}
+
+func (r *recorder) execRound(e ExecRound) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.h.ExecRounds = append(r.h.ExecRounds, e)
+}
+
 func (r *recorder) history(end time.Time) History {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -135,5 +147,7 @@ func (r *recorder) history(end time.Time) History {
 	h.Intervals = append([]Interval(nil), r.h.Intervals...)
 	h.Writes = append([]Write(nil), r.h.Writes...)
 	h.Faults = append([]Fault(nil), r.h.Faults...)
+	h.GrantCuts = append([]GrantCut(nil), r.h.GrantCuts...)
+	h.ExecRounds = append([]ExecRound(nil), r.h.ExecRounds...)
 	return h
 }

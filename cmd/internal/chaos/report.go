@@ -31,8 +31,85 @@ type Report struct {
 	// of each workload.
 	Overlaps map[string]OverlapStats
 
+	GrantCuts GrantCutStats
+	Exec      ExecStats
+
 	Violations []Violation
 	EndChecks  []EndCheck
+}
+
+// GrantCutStats sums up the timed cuts of the cut-grant fault.
+type GrantCutStats struct {
+	Cuts       int
+	ByWorkload map[string]int
+	// OnGrant counts the cuts within 1 ms and within 5 ms of a grant to
+	// the cut client's cohort (before or after it).
+	OnGrant1ms, OnGrant5ms int
+	Refused                int // cuts during which an acquire of the client's cohort failed
+	Judged                 int // cuts after which a standard-policy client's handles were asked
+	Held                   int // of them, cuts after which a handle said it held with Done open
+}
+
+// ExecStats sums up the exec workload's rounds.
+type ExecStats struct {
+	Rounds    map[string]int // by loss, carried out
+	NotRun    int            // rounds that could not be carried out (see the log)
+	Beats     int
+	AfterNext map[string]int // beats after the next holder's first write, by loss
+	AfterExit int
+	Survivors int
+	Hung      int
+	WorstExit map[string]time.Duration // from the loss to gocurator's exit, by loss
+	ExitCodes map[string]int           // gocurator's exit status, as text
+}
+
+func (s *GrantCutStats) fill(gs []GrantCut) {
+	s.ByWorkload = map[string]int{}
+	for _, g := range gs {
+		s.Cuts++
+		s.ByWorkload[g.Workload]++
+		if !g.Granted.IsZero() {
+			d := g.Cut.Sub(g.Granted).Abs()
+			if d <= time.Millisecond {
+				s.OnGrant1ms++
+			}
+			if d <= 5*time.Millisecond {
+				s.OnGrant5ms++
+			}
+		}
+		if !g.Refused.IsZero() {
+			s.Refused++
+		}
+		if g.Judged {
+			s.Judged++
+			if len(g.Held) > 0 {
+				s.Held++
+			}
+		}
+	}
+}
+
+func (s *ExecStats) fill(rs []ExecRound) {
+	s.Rounds, s.AfterNext = map[string]int{}, map[string]int{}
+	s.WorstExit, s.ExitCodes = map[string]time.Duration{}, map[string]int{}
+	for _, r := range rs {
+		if r.Err != "" {
+			s.NotRun++
+			continue
+		}
+		s.Rounds[r.Loss]++
+		s.Beats += r.Beats
+		s.AfterNext[r.Loss] += r.AfterNext
+		s.AfterExit += r.AfterExit
+		s.Survivors += len(r.Survivors)
+		if r.Hung {
+			s.Hung++
+		}
+		if r.Exited > s.WorstExit[r.Loss] {
+			s.WorstExit[r.Loss] = r.Exited
+		}
+		s.ExitCodes[fmt.Sprint(r.ExitCode)]++
+	}
 }
 
 // OverlapStats sums up mutex overlaps: how many, the longest and the total
@@ -64,6 +141,8 @@ func (r *Report) fill(h History, rec *recorder) {
 	for _, f := range h.Faults {
 		r.Faults[f.Kind]++
 	}
+	r.GrantCuts.fill(h.GrantCuts)
+	r.Exec.fill(h.ExecRounds)
 	r.LongestStall = LongestStall(h)
 	r.Recoveries = Recoveries(h)
 	for i := range r.Recoveries {
@@ -85,19 +164,25 @@ func formatMap(m map[string]int, keys []string) string {
 	for _, k := range keys {
 		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
 	}
-	for k, v := range m {
+	var extra []string
+	for k := range m {
 		found := false
 		for _, kk := range keys {
 			found = found || k == kk
 		}
 		if !found {
-			parts = append(parts, fmt.Sprintf("%s=%d", k, v))
+			extra = append(extra, k)
 		}
+	}
+	sort.Strings(extra)
+	for _, k := range extra {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
 	}
 	return strings.Join(parts, " ")
 }
 
-var recipes = []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeRead, RecipeWrite, RecipeCohort, RecipeElection}
+var recipes = []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeRead, RecipeWrite, RecipeCohort, RecipeCohortWrite,
+	RecipeElection}
 
 // overlaps sums up the mutex overlaps among vs by workload.
 func overlaps(vs []Violation) map[string]OverlapStats {
@@ -127,14 +212,27 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "  failed acquires:   %s\n", formatMap(r.FailedAcquires, recipes))
 	fmt.Fprintf(&b, "  holds lost (Done): %s\n", formatMap(r.HoldsLost, recipes))
 	fmt.Fprintf(&b, "  fenced writes:     accepted %s; rejected %s\n",
-		formatMap(r.WritesAccepted, []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeWrite, RecipeCohort, RecipeElection}),
-		formatMap(r.WritesRejected, []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeWrite, RecipeCohort, RecipeElection}))
+		formatMap(r.WritesAccepted, []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeWrite, RecipeCohort, RecipeCohortWrite, RecipeElection}),
+		formatMap(r.WritesRejected, []string{RecipeMutex, RecipeLongMutex, RecipeSemaphore, RecipeWrite, RecipeCohort, RecipeCohortWrite, RecipeElection}))
 	total := 0
 	for _, n := range r.Faults {
 		total += n
 	}
 	fmt.Fprintf(&b, "  faults:            %d: %s\n", total, formatMap(r.Faults, FaultKinds))
 	fmt.Fprintf(&b, "  lost replies:      armed %d, fired %d\n", r.LostRepliesArmed, r.LostRepliesFired)
+	g := r.GrantCuts
+	fmt.Fprintf(&b, "  timed cuts:        %d (%s): within 1ms of a grant %d, within 5ms %d; grant refused %d; judged %d, held after Suspended %d\n",
+		g.Cuts, formatMap(g.ByWorkload, Workloads), g.OnGrant1ms, g.OnGrant5ms, g.Refused, g.Judged, g.Held)
+	x := r.Exec
+	exits := make([]string, 0, len(ExecLosses))
+	for _, l := range ExecLosses {
+		exits = append(exits, fmt.Sprintf("%s=%v", l, x.WorstExit[l].Round(time.Millisecond)))
+	}
+	fmt.Fprintf(&b, "  exec rounds:       %s; not carried out %d\n", formatMap(x.Rounds, ExecLosses), x.NotRun)
+	fmt.Fprintf(&b, "    beats:           %d; after gocurator's exit %d; after the next holder's first write %s\n",
+		x.Beats, x.AfterExit, formatMap(x.AfterNext, ExecLosses))
+	fmt.Fprintf(&b, "    gocurator:       survivors %d, hung %d; loss to exit, worst %s; exit status %s\n",
+		x.Survivors, x.Hung, strings.Join(exits, " "), formatMap(x.ExitCodes, nil))
 	byKind := map[string]int{}
 	byWorkload := map[string]int{}
 	for _, v := range r.Violations {
@@ -144,7 +242,8 @@ func (r Report) String() string {
 		}
 	}
 	fmt.Fprintf(&b, "  violations:        %d: %s\n", len(r.Violations), formatMap(byKind, []string{
-		ViolationMutex, ViolationLeader, ViolationSemaphore, ViolationRWLock, ViolationFencing, ViolationProgress, ViolationEndState}))
+		ViolationMutex, ViolationLeader, ViolationSemaphore, ViolationRWLock, ViolationFencing, ViolationProgress, ViolationEndState,
+		ViolationHeldSuspended, ViolationExec}))
 	fmt.Fprintf(&b, "    by workload:     %s\n", formatMap(byWorkload, Workloads))
 	for _, w := range Workloads {
 		if o, ok := r.Overlaps[w]; ok {

@@ -28,8 +28,8 @@ const Root = "/chaos"
 // paths are one workload's locks and the resource nodes of its fenced
 // writes.
 type paths struct {
-	mutex, long, sem, rw, cohort, election                   string
-	resMutex, resLong, resSem, resRW, resCohort, resElection string
+	mutex, long, sem, rw, cohort, rwCohort, election                      string
+	resMutex, resLong, resSem, resRW, resCohort, resRWCohort, resElection string
 }
 
 func pathsOf(workload string) paths {
@@ -38,6 +38,7 @@ func pathsOf(workload string) paths {
 		mutex: base + "/mutex", long: base + "/long", sem: base + "/sem", rw: base + "/rw", cohort: base + "/cohort",
 		resMutex: base + "/res/mutex", resLong: base + "/res/long", resSem: base + "/res/sem", resRW: base + "/res/write",
 		resCohort: base + "/res/cohort", election: base + "/election", resElection: base + "/res/election",
+		rwCohort: base + "/rwcohort", resRWCohort: base + "/res/rwcohort",
 	}
 }
 
@@ -69,6 +70,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	st := cfg.SessionTimeout
 	rep := Report{Seed: cfg.Seed, SessionTimeout: st, Bound: 2 * st}
 
+	// gocurator and the beat writer build while the ensemble starts.
+	tools := buildTools(ctx)
+	defer tools.remove()
 	ens, err := zktest.LaunchEnsemble(3)
 	if err != nil {
 		return rep, err
@@ -76,7 +80,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	defer ens.Close()
 	cfg.Logf("ensemble up: %s", ens.ConnectString())
 
-	in := &injector{ens: ens, rng: rand.New(rand.NewSource(cfg.Seed)), st: st}
+	in := &injector{ens: ens, rng: rand.New(rand.NewSource(cfg.Seed)), st: st, logf: cfg.Logf}
 	defer func() {
 		for _, ps := range in.proxies {
 			for _, p := range ps {
@@ -114,7 +118,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			in.workloads = append(in.workloads, wl)
 		}
 		ps := pathsOf(wl)
-		for _, p := range []string{ps.resMutex, ps.resLong, ps.resSem, ps.resRW, ps.resCohort, ps.resElection} {
+		for _, p := range []string{ps.resMutex, ps.resLong, ps.resSem, ps.resRW, ps.resCohort, ps.resRWCohort, ps.resElection} {
 			if _, err := in.clients[0].Create(ctx, p, []byte("0"), framework.CreatingParents()); err != nil &&
 				!errors.Is(err, zk.ErrNodeExists) {
 				return rep, fmt.Errorf("chaos: create %s: %w", p, err)
@@ -122,9 +126,22 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}
 	}
 
+	in.observer, err = framework.Connect(ctx, ens.ConnectString(), framework.WithSessionTimeout(st),
+		framework.WithRetryPolicy(retry.BoundedExponentialBackoff(50*time.Millisecond, time.Second, 30)),
+		framework.WithConnectionTimeout(2*st))
+	if err != nil {
+		return rep, fmt.Errorf("chaos: connect the observer: %w", err)
+	}
+	defer in.observer.Close()
+	x, err := newExecRunner(ctx, cfg, ens, tools)
+	if err != nil {
+		return rep, err
+	}
+	defer x.close()
+
 	start := time.Now()
 	rec := newRecorder(start, Workloads...)
-	in.rec = rec
+	in.rec, x.rec = rec, rec
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	defer stopWorkers()
 	var wg sync.WaitGroup
@@ -133,22 +150,46 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		wl := in.workloads[i]
 		p := pathsOf(wl)
 		sem := semaphore.New(c, p.sem, 2)
+		win := &cutWindow{}
+		in.windows = append(in.windows, win)
 		// The reader and the writer are two RWLocks: one RWLock's read and
 		// write locks may be held together (a downgrade).
+		ma, mb, long := mutex.New(c, p.mutex), mutex.New(c, p.mutex), mutex.New(c, p.long)
+		read, write := rwlock.New(c, p.rw).ReadLock(), rwlock.New(c, p.rw).WriteLock()
 		ws := []*worker{
-			{name: fmt.Sprintf("c%d-mutex-a", i), recipe: RecipeMutex, lock: p.mutex, resource: p.resMutex, acquire: lockerAcquire(mutex.New(c, p.mutex))},
-			{name: fmt.Sprintf("c%d-mutex-b", i), recipe: RecipeMutex, lock: p.mutex, resource: p.resMutex, acquire: lockerAcquire(mutex.New(c, p.mutex))},
-			{name: fmt.Sprintf("c%d-long", i), recipe: RecipeLongMutex, lock: p.long, resource: p.resLong, acquire: lockerAcquire(mutex.New(c, p.long))},
+			{name: fmt.Sprintf("c%d-mutex-a", i), recipe: RecipeMutex, lock: p.mutex, resource: p.resMutex, acquire: lockerAcquire(ma)},
+			{name: fmt.Sprintf("c%d-mutex-b", i), recipe: RecipeMutex, lock: p.mutex, resource: p.resMutex, acquire: lockerAcquire(mb)},
+			{name: fmt.Sprintf("c%d-long", i), recipe: RecipeLongMutex, lock: p.long, resource: p.resLong, acquire: lockerAcquire(long)},
 			{name: fmt.Sprintf("c%d-sem", i), recipe: RecipeSemaphore, lock: p.sem, resource: p.resSem, acquire: semaphoreAcquire(sem)},
-			{name: fmt.Sprintf("c%d-read", i), recipe: RecipeRead, lock: p.rw, acquire: lockerAcquire(rwlock.New(c, p.rw).ReadLock())},
-			{name: fmt.Sprintf("c%d-write", i), recipe: RecipeWrite, lock: p.rw, resource: p.resRW, acquire: lockerAcquire(rwlock.New(c, p.rw).WriteLock())},
+			{name: fmt.Sprintf("c%d-read", i), recipe: RecipeRead, lock: p.rw, acquire: lockerAcquire(read)},
+			{name: fmt.Sprintf("c%d-write", i), recipe: RecipeWrite, lock: p.rw, resource: p.resRW, acquire: lockerAcquire(write)},
 		}
+		probes := []probe{probeOf(ws[0].name, ma), probeOf(ws[1].name, mb), probeOf(ws[2].name, long),
+			probeOf(ws[4].name, read), probeOf(ws[5].name, write)}
 		// Three handles of the client share one node of the cohorted
 		// mutex and hand the hold over locally, at most 3 times in a row.
 		for _, h := range []string{"a", "b", "c"} {
-			ws = append(ws, &worker{name: fmt.Sprintf("c%d-cohort-%s", i, h), recipe: RecipeCohort, lock: p.cohort,
-				resource: p.resCohort, acquire: lockerAcquire(mutex.New(c, p.cohort, mutex.WithLocalHandover(3)))})
+			m := mutex.New(c, p.cohort, mutex.WithLocalHandover(3))
+			name := fmt.Sprintf("c%d-cohort-%s", i, h)
+			ws = append(ws, &worker{name: name, recipe: RecipeCohort, lock: p.cohort,
+				resource: p.resCohort, acquire: lockerAcquire(m), window: win})
+			probes = append(probes, probeOf(name, m))
 		}
+		// Two write lockers of the client share one node of the
+		// cohorted read/write lock (at most 2 hand-overs in a row); a
+		// plain reader queues among them.
+		for _, h := range []string{"a", "b"} {
+			l := rwlock.New(c, p.rwCohort, rwlock.WithLocalHandover(2)).WriteLock()
+			name := fmt.Sprintf("c%d-cohort-write-%s", i, h)
+			ws = append(ws, &worker{name: name, recipe: RecipeCohortWrite, lock: p.rwCohort,
+				resource: p.resRWCohort, acquire: lockerAcquire(l)})
+			probes = append(probes, probeOf(name, l))
+		}
+		cr := rwlock.New(c, p.rwCohort).ReadLock()
+		ws = append(ws, &worker{name: fmt.Sprintf("c%d-cohort-read", i), recipe: RecipeRead, lock: p.rwCohort,
+			acquire: lockerAcquire(cr)})
+		probes = append(probes, probeOf(fmt.Sprintf("c%d-cohort-read", i), cr))
+		in.probes = append(in.probes, probes)
 		// Two participants of one election (latch layout) campaign, lead
 		// for a few milliseconds to a session timeout, and resign.
 		for _, h := range []string{"a", "b"} {
@@ -168,7 +209,12 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			}()
 		}
 	}
-	cfg.Logf("%d workers on %d clients (%d per workload: %v); faults for %v (seed %d)",
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		x.run(wctx)
+	}()
+	cfg.Logf("%d workers on %d clients (%d per workload: %v) and gocurator exec; faults for %v (seed %d)",
 		n, len(in.clients), cfg.Clients, Workloads, cfg.Duration, cfg.Seed)
 
 	faultErr := runFaults(ctx, cfg, in, rec, start.Add(cfg.Duration))
@@ -193,11 +239,12 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 }
 
 // runFaults injects faults until deadline (or ctx ends): each round is every
-// kind once, shuffled by the seed. After each heal it waits for the mutex to
+// kind once, shuffled by the seed (the first opens with cut-grant). After each heal it waits for the mutex to
 // be acquired again and the election to have a new term (at most the
 // progress bound), then for a quiet gap.
 func runFaults(ctx context.Context, cfg Config, in *injector, rec *recorder, deadline time.Time) error {
 	var round []string
+	first := true
 	for {
 		sleep(ctx, in.between(2*time.Second, 4*time.Second))
 		if ctx.Err() != nil || !time.Now().Before(deadline) {
@@ -206,6 +253,16 @@ func runFaults(ctx context.Context, cfg Config, in *injector, rec *recorder, dea
 		if len(round) == 0 {
 			round = append([]string(nil), FaultKinds...)
 			in.rng.Shuffle(len(round), func(i, j int) { round[i], round[j] = round[j], round[i] })
+			if first {
+				// A short run has timed cuts too: the first round
+				// opens with them.
+				for i, k := range round {
+					if k == FaultCutGrant {
+						round[0], round[i] = round[i], round[0]
+					}
+				}
+				first = false
+			}
 		}
 		kind := round[0]
 		round = round[1:]
@@ -246,9 +303,11 @@ func endState(in *injector) []EndCheck {
 	var paths []string
 	for _, w := range Workloads {
 		p := pathsOf(w)
-		paths = append(paths, p.mutex, p.long, p.sem, p.sem+"/locks", p.sem+"/leases", p.rw, p.cohort, p.election)
+		paths = append(paths, p.mutex, p.long, p.sem, p.sem+"/locks", p.sem+"/leases", p.rw, p.cohort, p.rwCohort, p.election)
 	}
+	paths = append(paths, execLock, execBeats)
 	left := map[string]int{}
+	var lastErr error
 	nodes := EndCheck{Name: "no lock nodes left"}
 	nodes.OK = poll(ctx, func() bool {
 		total := 0
@@ -256,6 +315,7 @@ func endState(in *injector) []EndCheck {
 			kids, _, err := in.clients[0].Children(ctx, p)
 			if err != nil && !errors.Is(err, zk.ErrNoNode) {
 				left[p] = -1
+				lastErr = err
 				total++
 				continue
 			}
@@ -273,6 +333,9 @@ func endState(in *injector) []EndCheck {
 			}
 		}
 		nodes.Detail = strings.Join(parts, ", ")
+		if lastErr != nil {
+			nodes.Detail += fmt.Sprintf(" (-1: %v)", lastErr)
+		}
 	}
 	checks = append(checks, nodes)
 

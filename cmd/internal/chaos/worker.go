@@ -86,6 +86,11 @@ type worker struct {
 	rng      *rand.Rand
 	st       time.Duration
 
+	// window, for the cohort workers, is their client's timed-cut window:
+	// a hold begun while it is armed lasts until Done closes or the
+	// window ends.
+	window *cutWindow
+
 	// For the checker's own test: a broken holder that ignores Done and
 	// believes it holds until it releases, holding for holdFor.
 	ignoreDone bool
@@ -135,12 +140,14 @@ func (w *worker) once(ctx context.Context) {
 			return // stopping, not a failure
 		}
 		w.rec.acquireFailed(w.recipe)
+		w.window.refuse(time.Now())
 		sleep(ctx, 50*time.Millisecond)
 		return
 	}
 	iv := Interval{Workload: w.workload, Recipe: w.recipe, Lock: w.lock, Client: w.client,
 		Holder: w.name, Start: time.Now(), Token: h.token}
 	w.rec.acquiredAt(iv)
+	until := w.window.grant(iv.Start)
 	// Stamp the moment Done closes: from then on the holder must not believe
 	// it holds, whatever it is doing (a fenced write, say).
 	stop, exited := make(chan struct{}), make(chan struct{})
@@ -174,14 +181,19 @@ func (w *worker) once(ctx context.Context) {
 	if w.ignoreDone {
 		done = nil
 	}
-	t := time.NewTimer(w.holdTime())
+	var planned <-chan time.Time
+	if until == nil {
+		t := time.NewTimer(w.holdTime())
+		defer t.Stop()
+		planned = t.C
+	}
 	select {
 	case <-done:
 		iv.Lost = true
-	case <-t.C:
+	case <-planned:
+	case <-until:
 	case <-ctx.Done():
 	}
-	t.Stop()
 
 	// The belief ends here, as Release is called, or earlier, at the
 	// instant Done was seen closed.
