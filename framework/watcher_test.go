@@ -605,3 +605,121 @@ func TestWatchSurvivesServerRestart(t *testing.T) {
 	collect(t, w, func(ev WatchEvent) bool { return ev.Path == "/s/x" && ev.Type == WatchCreated })
 	awaitServerWatches(t, srv.Addr(), c, c.full("/s"))
 }
+
+// A consumer that does not read: the event goroutine is not held up (the
+// client keeps working), the queue holds one event per path whatever the
+// number of changes, and once read, each path's last event comes, marked
+// Coalesced, nothing lost.
+func TestWatchSlowConsumerCoalesces(t *testing.T) {
+	c := connectNS(t, newNamespace(t))
+	other := connectNS(t, c.Namespace())
+	ctx := testCtx(t)
+	w, err := c.Watch(ctx, "/q", Recursive())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	const paths, sets = 5, 40
+	for i := range paths {
+		if _, err := other.Create(ctx, fmt.Sprintf("/q/p%d", i), nil, CreatingParents()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for j := range sets {
+		for i := range paths {
+			if _, err := other.Set(ctx, fmt.Sprintf("/q/p%d", i), []byte{byte(j)}, -1); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := other.Create(ctx, "/q/end", nil); err != nil {
+		t.Fatal(err)
+	}
+	// The client's own calls go on while nobody reads the Watcher.
+	if _, err := c.Exists(ctx, "/q/end"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, testTimeout, "the end marker queued", func() (bool, error) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.pending["/q/end"] != nil, nil
+	})
+	w.mu.Lock()
+	queued := len(w.order)
+	w.mu.Unlock()
+	// /q and its p0..p4 creations, one event each, and the end marker;
+	// one may be in the hand of the goroutine feeding Events.
+	if queued > paths+2 {
+		t.Fatalf("%d events queued for %d paths", queued, paths+2)
+	}
+	evs := collect(t, w, func(ev WatchEvent) bool { return ev.Path == "/q/end" })
+	last := map[string]WatchEvent{}
+	for _, ev := range evs {
+		last[ev.Path] = ev
+	}
+	for i := range paths {
+		p := fmt.Sprintf("/q/p%d", i)
+		if ev := last[p]; ev.Type != WatchDataChanged || !ev.Coalesced {
+			t.Errorf("%s: last event %+v, want a coalesced data change", p, ev)
+		}
+	}
+}
+
+// Through a chroot and a namespace: the server's paths carry both, the
+// events the caller's paths.
+func TestWatchUnderChroot(t *testing.T) {
+	root := "/" + newNamespace(t)
+	setup := connect(t, server(t).ConnectString())
+	if _, err := setup.Create(testCtx(t), root, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, server(t).ConnectString()+root, WithNamespace("ns"))
+	ctx := testCtx(t)
+	w, err := c.Watch(ctx, "/a", Recursive())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := c.Create(ctx, "/a/b", nil, CreatingParents()); err != nil {
+		t.Fatal(err)
+	}
+	expectEvent(t, w, WatchCreated, "/a")
+	expectEvent(t, w, WatchCreated, "/a/b")
+	awaitServerWatches(t, server(t).Addr(), c, root+"/ns/a")
+}
+
+// The queue coalesces per path, keeps the first place of a path, and
+// merges resync markers.
+func TestWatchQueue(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []WatchEvent
+		want []WatchEvent
+	}{
+		{"in order", []WatchEvent{{Type: WatchCreated, Path: "/a"}, {Type: WatchCreated, Path: "/b"}},
+			[]WatchEvent{{Type: WatchCreated, Path: "/a"}, {Type: WatchCreated, Path: "/b"}}},
+		{"coalesced in place", []WatchEvent{{Type: WatchCreated, Path: "/a"}, {Type: WatchCreated, Path: "/b"}, {Type: WatchDataChanged, Path: "/a", Zxid: 9}},
+			[]WatchEvent{{Type: WatchDataChanged, Path: "/a", Zxid: 9, Coalesced: true}, {Type: WatchCreated, Path: "/b"}}},
+		{"resyncs merge", []WatchEvent{{Type: WatchResync, Path: "/", NewSession: true}, {Type: WatchDeleted, Path: "/a"}, {Type: WatchResync, Path: "/"}},
+			[]WatchEvent{{Type: WatchResync, Path: "/", NewSession: true}, {Type: WatchDeleted, Path: "/a"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &Watcher{pending: map[string]*WatchEvent{}, wake: make(chan struct{}, 1)}
+			for _, ev := range tt.in {
+				w.queue(ev)
+			}
+			var got []WatchEvent
+			for {
+				ev, ok := w.next()
+				if !ok {
+					break
+				}
+				got = append(got, ev)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
