@@ -52,6 +52,18 @@
 // Delete's options: WithVersion, Guaranteed (keep deleting in the background
 // until it succeeds or the client closes), DeletingChildren, Quietly.
 //
+// # Watches that last
+//
+// Watch watches a node, or with Recursive a subtree, with one persistent
+// watch on the server (ZooKeeper 3.6+ AddWatch, which go-zookeeper lacks:
+// the client writes it on go-zookeeper's socket itself) and delivers its
+// changes on a channel, in order, with a WatchResync marker after every
+// reconnection and new session; a slow consumer gets each path's last
+// change, never a blocked client. It is the primitive the recipes that are
+// not locks build on. Sync is the read barrier. Unwatch gives back a
+// one-shot watch its caller abandoned. docs/framework.md explains the wire
+// layer and the server's rules (ZOOKEEPER-4466, ZOOKEEPER-4475) it keeps.
+//
 // # Security
 //
 // WithAuth adds credentials to every session before any operation runs,
