@@ -91,6 +91,10 @@ type pwEntry struct {
 // pwSub is a subscriber of a path's events.
 type pwSub struct {
 	recursive bool
+	// oneShot marks a one-shot watch of kind served from the path's
+	// persistent watch (see oneShot), which Unwatch can give back.
+	oneShot bool
+	kind    watchKind
 	// event is called with the registry's lock held, on go-zookeeper's
 	// receive goroutine, for each event routed to the subscriber, with
 	// the server's path; it must not block. It reports whether the
@@ -519,7 +523,7 @@ func (p *persistentWatches) oneShot(path string, kind watchKind) (<-chan zk.Even
 		close(ch)
 		return true
 	}
-	s := &pwSub{}
+	s := &pwSub{oneShot: true, kind: kind}
 	s.event = func(t zk.EventType, ep string, zxid int64) bool {
 		if ep != path {
 			return false
@@ -631,4 +635,24 @@ func (c *Client) wireFor(ctx context.Context) (*wireConn, error) {
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// giveBackOneShot drops one one-shot watch of kind served from path's
+// persistent watch (an exists watch may stand for a data one: see
+// Unwatch), and reports whether there was one.
+func (p *persistentWatches) giveBackOneShot(path string, kind watchKind) bool {
+	wc := p.c.liveWire()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e := p.entries[path]
+	if e == nil {
+		return false
+	}
+	for s := range e.subs {
+		if s.oneShot && s.kind == kind {
+			p.dropSubLocked(e, s, wc)
+			return true
+		}
+	}
+	return false
 }

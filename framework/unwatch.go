@@ -27,8 +27,9 @@ const (
 // children watch for ChildrenW, whoever asked), and keeps it out of the
 // watches set again after a reconnection. The channel of the watch given
 // back may still get an event. Unwatch of a watch that has fired, or was
-// never set, does nothing. A path with a persistent watch (Watch) is left
-// alone: its one-shot watches are served from it.
+// never set, does nothing. On a path with a persistent watch (Watch), the
+// one-shot watches are served from it; Unwatch gives one back, and the
+// persistent watch goes when its last user does.
 //
 // A watch set on the same path by another goroutine while Unwatch runs
 // is set again at once (a SetWatches from the zxid of the removal, so a
@@ -60,8 +61,9 @@ func (c *Client) Unwatch(ctx context.Context, path string, kind WatchKind) error
 	full := c.full(path)
 	// ExistsW on a node that exists sets a data watch, and is counted so.
 	if !c.set.take(full, k) && (kind != ExistWatch || !c.set.take(full, watchData)) {
-		// Fired already, or served by a persistent watch, which
-		// counts nothing here.
+		// Fired already, or served by the path's persistent watch,
+		// which then loses a user.
+		c.pw.giveBackOneShot(full, k)
 		return nil
 	}
 	if c.set.neededOn(full, table) {

@@ -107,3 +107,37 @@ func TestUnwatchBadInput(t *testing.T) {
 		t.Errorf("after Close: %v", err)
 	}
 }
+
+// A one-shot watch served from a persistent one and given back no longer
+// keeps the server's watch once the Watcher goes.
+func TestUnwatchOneShotServedByPersistent(t *testing.T) {
+	srv := server(t)
+	c := connectNS(t, newNamespace(t))
+	ctx := testCtx(t)
+	if _, err := c.Create(ctx, "/s", nil); err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.Watch(ctx, "/s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := c.GetW(ctx, "/s"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.ExistsW(ctx, "/s"); err != nil {
+		t.Fatal(err)
+	}
+	awaitServerWatches(t, srv.Addr(), c, c.full("/s"))
+	if err := c.Unwatch(ctx, "/s", DataWatch); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The exists one-shot still holds it.
+	awaitServerWatches(t, srv.Addr(), c, c.full("/s"))
+	if err := c.Unwatch(ctx, "/s", ExistWatch); err != nil {
+		t.Fatal(err)
+	}
+	awaitServerWatches(t, srv.Addr(), c)
+}
