@@ -547,6 +547,7 @@ func TestWatchReconnectWithManyWatches(t *testing.T) {
 		want = append(want, c.full(p), c.full(o))
 	}
 	awaitServerWatches(t, srv.Addr(), c, want...)
+	t.Logf("%d server watches (wchc) before the reconnection", len(want))
 	states := record(c)
 	defer states.cancel()
 	proxy.Cut()
@@ -647,6 +648,7 @@ func TestWatchSlowConsumerCoalesces(t *testing.T) {
 	w.mu.Lock()
 	queued := len(w.order)
 	w.mu.Unlock()
+	t.Logf("%d events queued for %d changes on %d paths", queued, 2+paths*(sets+1), paths+2)
 	// /q and its p0..p4 creations, one event each, and the end marker;
 	// one may be in the hand of the goroutine feeding Events.
 	if queued > paths+2 {
