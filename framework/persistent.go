@@ -76,8 +76,7 @@ type persistentWatches struct {
 	// go-zookeeper still lists: kept out of its setWatches while no watch
 	// of the client wants them again, until the session ends. Keys are
 	// server tables: watchData (data and exist watches) or watchChild.
-	gone    map[watchKey]bool
-	version string // srvr's version of the last server asked
+	gone map[watchKey]bool
 }
 
 // pwEntry is one server path's watch.
@@ -147,9 +146,6 @@ func (p *persistentWatches) probe(wc *wireConn) {
 		p.c.log.Debug("srvr failed; persistent watches unknown until AddWatch answers", zap.String("server", wc.addr), zap.Error(err))
 		return
 	}
-	p.mu.Lock()
-	p.version = v
-	p.mu.Unlock()
 	if hasPersistentWatches(v) {
 		wc.caps.CompareAndSwap(capUnknown, capYes)
 	} else {
@@ -595,9 +591,10 @@ func (c *Client) PersistentWatches(ctx context.Context) (bool, error) {
 	return wc.caps.Load() != capNo, nil
 }
 
-// ServerVersion returns the version of the live connection's server, as
-// srvr reports it ("3.8.0"), asking it if not known yet; "" if it does
-// not say.
+// ServerVersion asks the live connection's server for its version (srvr,
+// on a connection of its own made with the client's dialer) and returns
+// it ("3.8.0"), or "" if the server does not say (srvr not in its
+// 4lw.commands.whitelist). It waits for a connection on ctx.
 func (c *Client) ServerVersion(ctx context.Context) (string, error) {
 	if c == nil {
 		return "", ErrNilClient
