@@ -103,22 +103,40 @@ func (n *Count) Start(ctx context.Context) error {
 	if done, err := n.startedOrClosed(); done {
 		return err
 	}
-	value, stat, ch, err := n.read(ctx, true)
+	// The watch lives until Close: its context is not Start's, which only
+	// bounds the setting up. Set before the read, it sees every change
+	// after it.
+	wctx, cancel := context.WithCancel(context.Background())
+	stop := context.AfterFunc(ctx, cancel)
+	w, err := n.c.Watch(wctx, n.path)
 	if err != nil {
+		stop()
+		cancel()
+		return n.wrap("start", err)
+	}
+	value, stat, err := n.read(ctx)
+	if err == nil && !stop() {
+		err = ctx.Err()
+	}
+	if err != nil {
+		stop()
+		cancel()
+		_ = w.Close()
 		return n.wrap("start", err)
 	}
 	n.mu.Lock()
 	if n.closed {
 		n.mu.Unlock()
+		cancel()
+		_ = w.Close()
 		return n.wrap("start", ErrClosed)
 	}
 	n.started = true
-	wctx, cancel := context.WithCancel(context.Background())
 	n.cancel = cancel
 	n.wg.Add(1)
 	n.updateLocked(stat, value)
 	n.mu.Unlock()
-	go n.watch(wctx, ch)
+	go n.follow(wctx, w)
 	return nil
 }
 
@@ -175,7 +193,7 @@ func (n *Count) GetVersioned(ctx context.Context) (VersionedValue, error) {
 	if n.err != nil {
 		return VersionedValue{}, n.wrap("get", n.err)
 	}
-	value, stat, _, err := n.read(ctx, false)
+	value, stat, err := n.read(ctx)
 	if err != nil {
 		return VersionedValue{}, n.wrap("get", err)
 	}
@@ -208,7 +226,7 @@ func (n *Count) Set(ctx context.Context, v int) error {
 		_, err = n.c.Create(ctx, n.path, data, framework.CreatingParentContainers())
 		if err == nil {
 			// Create returns no Stat: read the node back for the cache.
-			if value, stat, _, err := n.read(ctx, false); err == nil {
+			if value, stat, err := n.read(ctx); err == nil {
 				n.update(stat, value)
 			}
 			return nil
@@ -281,9 +299,10 @@ func (n *Count) Watch() (VersionedValue, <-chan struct{}) {
 
 // Listen calls fn with every new value the count sees from now on (every
 // new version, as Curator's SharedCountListener), in version order, on a
-// goroutine of fn's own. ZooKeeper watches fire once, so values written in
-// quick succession may be seen only as the last of them. cancel stops
-// further calls and does not block; Close stops all listeners.
+// goroutine of fn's own. Each change is read after its event, so values
+// written in quick succession may be seen only as the last of them.
+// cancel stops further calls and does not block; Close stops all
+// listeners.
 func (n *Count) Listen(fn func(v int)) (cancel func()) {
 	if n == nil {
 		return func() {}
@@ -315,33 +334,22 @@ func (n *Count) updateLocked(stat *zk.Stat, value int) {
 	n.log.Debug("count changed", zap.Int("value", value), zap.Int32("version", stat.Version))
 }
 
-// read reads the node, creating it with the seed when missing; with watch,
-// it leaves a data watch and returns its channel.
-func (n *Count) read(ctx context.Context, watch bool) (int, *zk.Stat, <-chan zk.Event, error) {
+// read reads the node, creating it with the seed when missing.
+func (n *Count) read(ctx context.Context) (int, *zk.Stat, error) {
 	for {
-		var (
-			data []byte
-			stat *zk.Stat
-			ch   <-chan zk.Event
-			err  error
-		)
-		if watch {
-			data, stat, ch, err = n.c.GetW(ctx, n.path)
-		} else {
-			data, stat, err = n.c.Get(ctx, n.path)
-		}
+		data, stat, err := n.c.Get(ctx, n.path)
 		if err == nil {
 			v, err := decode(data)
 			if err != nil {
-				return 0, nil, nil, err
+				return 0, nil, err
 			}
-			return v, stat, ch, nil
+			return v, stat, nil
 		}
 		if !errors.Is(err, zk.ErrNoNode) {
-			return 0, nil, nil, err
+			return 0, nil, err
 		}
 		if err := n.create(ctx); err != nil {
-			return 0, nil, nil, err
+			return 0, nil, err
 		}
 	}
 }
@@ -359,75 +367,70 @@ func (n *Count) create(ctx context.Context) error {
 	return nil
 }
 
-// watch follows the node until ctx ends (Close) or the client closes. A
-// deleted node keeps the last value until it is made again.
-func (n *Count) watch(ctx context.Context, ch <-chan zk.Event) {
+// follow keeps the cache current from w's events until w ends (Close, or
+// the client's Close), and closes w. A deleted node keeps the last value
+// until it is made again. A read that fails (the retry policy gave up in
+// a long partition) is tried again after a pause, or at the next event.
+func (n *Count) follow(ctx context.Context, w *framework.Watcher) {
 	defer n.wg.Done()
+	defer func() { _ = w.Close() }()
 	newPause := func() retry.Pause { return retry.Pause{Base: 50 * time.Millisecond, Max: time.Second} }
 	pause := newPause()
+	retryIn := time.NewTimer(time.Hour) // armed only after a failed read
+	retryIn.Stop()
+	defer retryIn.Stop()
+	stale := false // a change (or a reconnection) not read yet
 	for {
-		if ch != nil {
-			select {
-			case ev := <-ch:
-				n.log.Debug("watch fired", zap.Stringer("event", ev.Type))
-			case <-ctx.Done():
+		if stale {
+			err := n.reload(ctx)
+			switch {
+			case err == nil:
+				stale = false
+				pause = newPause()
+			case ctx.Err() != nil || errors.Is(err, framework.ErrClosed):
 				return
+			default:
+				n.log.Info("reading the count failed; retrying", zap.Error(err))
+				retryIn.Reset(pause.Next())
 			}
 		}
-		// After a session loss, wait for the next session rather than queue
-		// requests on a connection that is not up.
-		if err := n.c.BlockUntilConnected(ctx); err != nil {
+		select {
+		case ev, ok := <-w.Events():
+			if !ok {
+				return
+			}
+			n.log.Debug("watch fired", zap.Stringer("event", ev.Type))
+			switch ev.Type {
+			case framework.WatchCreated, framework.WatchDataChanged, framework.WatchResync:
+				// WatchResync: changes made while disconnected, or in the
+				// session before this one, were not seen.
+				stale = true
+			}
+		case <-retryIn.C:
+		case <-ctx.Done():
 			return
 		}
-		var err error
-		ch, err = n.rewatch(ctx)
-		if err == nil {
-			pause = newPause()
-			continue
-		}
-		if ctx.Err() != nil || errors.Is(err, framework.ErrClosed) {
-			return
-		}
-		// The retry policy gave up (a long partition): try again once the
-		// connection is back.
-		n.log.Info("reading the count failed; retrying", zap.Error(err))
-		if pause.Wait(ctx) != nil {
-			return
-		}
-		ch = nil
 	}
 }
 
-// rewatch reads the node with a new watch and caches its value; for a
-// missing node it watches for its creation.
-func (n *Count) rewatch(ctx context.Context) (<-chan zk.Event, error) {
-	for {
-		data, stat, ch, err := n.c.GetW(ctx, n.path)
-		if err == nil {
-			v, err := decode(data)
-			if err != nil {
-				// Not ours to fix: keep the last value, wait for the next write.
-				n.log.Warn("count node holds malformed data", zap.Error(err))
-			} else {
-				n.update(stat, v)
-			}
-			return ch, nil
-		}
-		if !errors.Is(err, zk.ErrNoNode) {
-			return nil, err
-		}
-		// An exists watch is what waits for a creation; it is removed
-		// when the node is made.
-		stat, ch, err = n.c.ExistsW(ctx, n.path)
-		if err != nil {
-			return nil, err
-		}
-		if stat == nil {
-			return ch, nil
-		}
-		// Made between the two reads: the exists watch fires on its next
-		// change and is harmless; read it now.
+// reload reads the node and caches its value. A missing node is not made
+// again (only Start, Get and Set make it): its last value stays.
+func (n *Count) reload(ctx context.Context) error {
+	data, stat, err := n.c.Get(ctx, n.path)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return nil
+	case err != nil:
+		return err
 	}
+	v, err := decode(data)
+	if err != nil {
+		// Not ours to fix: keep the last value, wait for the next write.
+		n.log.Warn("count node holds malformed data", zap.Error(err))
+		return nil
+	}
+	n.update(stat, v)
+	return nil
 }
 
 func (n *Count) wrap(op string, err error) error {

@@ -395,3 +395,52 @@ func TestCloseFromListener(t *testing.T) {
 		t.Fatalf("later Close: %v", err)
 	}
 }
+
+// A connection cut shorter than the session: a write made while the
+// client was away reaches the cache after the reconnection (the watch's
+// WatchResync makes it read again), and so does the next one.
+func TestWatchCatchesUpAfterCut(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
+	proxy := zktest.NewProxy(t, zkAddr)
+	cut := testkit.Connect(t, proxy.Addr(), ns)
+	n := shared.NewCount(cut, countPath, 1)
+	defer n.Close()
+	if err := n.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	writer := shared.NewCount(testkit.Connect(t, zkAddr, ns), countPath, 1)
+	proxy.Cut()
+	testkit.WaitState(t, cut, connstate.Suspended)
+	if err := writer.Set(ctx, 55); err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Value(); got != 1 {
+		t.Fatalf("cached %d while cut off, want 1", got)
+	}
+	proxy.Restore()
+	waitValue(t, n, 55)
+	if err := writer.Set(ctx, 56); err != nil {
+		t.Fatal(err)
+	}
+	waitValue(t, n, 56)
+}
+
+// A started count costs one server watch, which Close takes off the server
+// (the one-shot data watch it used before stayed until the node changed).
+func TestCloseLeavesNoServerWatch(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+	n := shared.NewCount(c, countPath, 1)
+	if err := n.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	testkit.AwaitWatch(t, zkAddr, c, countPath)
+	t.Logf("server watches of a started count: %v", testkit.SessionWatches(t, zkAddr, c.SessionID()))
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	testkit.AwaitWatchCount(t, zkAddr, 0, c)
+}

@@ -15,18 +15,20 @@
 // Get and GetVersioned read ZooKeeper. Set writes unconditionally; TrySet
 // writes only if the node is still at the version the caller read (a
 // compare-and-set), and reports false instead of overwriting a newer value.
-// After Start, a data watch keeps a cached copy current: Value, Versioned,
-// Watch and Listen read it. The cache only moves forward (by node
-// incarnation, then data version), so listeners see values in order; since
-// ZooKeeper watches fire once, a burst of writes may be seen as its last
-// value only.
+// After Start, a watch (framework.Watch: one persistent watch on the node)
+// keeps a cached copy current: Value, Versioned, Watch and Listen read it.
+// The cache only moves forward (by node incarnation, then data version), so
+// listeners see values in order; since each change is read after its
+// event, a burst of writes may be seen as its last value only.
 //
 // # Connection loss
 //
 // Calls retry under the client's retry policy and honour ctx. The watch
-// survives disconnects; if the session is lost, or retries run out during a
-// long partition, it reads the node again once the client is connected, so
-// the cache catches up with every change made meanwhile. A deleted node
-// keeps the last value until the node is made again. Close stops the watch
-// and the listeners; closing the client stops the watch.
+// survives disconnects and session loss: after every reconnection (its
+// WatchResync) it reads the node again, and a read that fails because
+// retries ran out during a long partition is tried again, so the cache
+// catches up with every change made meanwhile. A deleted node keeps the
+// last value until the node is made again. Close stops the watch (and
+// removes it from the server) and the listeners; closing the client stops
+// the watch.
 package shared
