@@ -33,20 +33,36 @@ func TestOrderedNeverDropped(t *testing.T) {
 func TestCloseDeliversQueuedThenStops(t *testing.T) {
 	var f Fanout[string]
 	release := make(chan struct{})
-	var got []string
+	got := make(chan string, 3)
 	f.Add(func(s string) {
 		<-release
-		got = append(got, s)
+		got <- s
 	})
 	f.Publish("a")
 	f.Publish("b")
 	close(release)
-	f.Close() // waits for the listener goroutine
-	if len(got) != 2 || got[0] != "a" || got[1] != "b" {
-		t.Fatalf("got %v", got)
+	// Close waits for the goroutine unless it is running the listener at
+	// that moment (it may be Close's caller): then the goroutine delivers
+	// what was queued before Close on its own. Either way both arrive, in
+	// order, and nothing published after Close does.
+	f.Close()
+	for _, want := range []string{"a", "b"} {
+		select {
+		case v := <-got:
+			if v != want {
+				t.Fatalf("got %q, want %q", v, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%q never delivered after Close", want)
+		}
 	}
 	f.Add(func(string) { t.Error("listener added after Close was called") })
 	f.Publish("c")
+	select {
+	case v := <-got:
+		t.Fatalf("%q delivered after Close", v)
+	default:
+	}
 }
 
 // A listener may close the fan-out it listens to (a client's Close called
