@@ -3,12 +3,10 @@ package framework
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
@@ -250,32 +248,6 @@ var stateNames = [connstate.ReadOnly + 1]string{
 	connstate.Reconnected: "reconnected",
 	connstate.Lost:        "lost",
 	connstate.ReadOnly:    "read_only",
-}
-
-// do runs op as doRetry does, measuring it: its duration by operation and
-// result, and, under a span that records, a child span.
-func (c *Client) do(ctx context.Context, req reqKind, op func(conn *zk.Conn) error) error {
-	t := c.tel
-	start := time.Now()
-	var span trace.Span
-	if parent := trace.SpanFromContext(ctx); parent.IsRecording() {
-		ctx, span = t.tracer.Start(ctx, t.spanNames[req], t.spanOpts[req]...)
-	}
-	err := c.doRetry(ctx, req, op)
-	res := resultOf(err)
-	mctx := ctx
-	if mctx == nil {
-		mctx = context.Background()
-	}
-	t.requests.Record(mctx, time.Since(start).Seconds(), t.reqOpts[req][res]...)
-	if span != nil {
-		if err != nil {
-			span.SetStatus(codes.Error, resultNames[res])
-			span.SetAttributes(attrResult.String(resultNames[res]))
-		}
-		span.End()
-	}
-	return err
 }
 
 // retried counts an attempt of req after its first.
