@@ -3,6 +3,7 @@ package leader
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
@@ -30,12 +31,13 @@ func (ev Event) NoLeader() bool { return ev.Node == "" }
 // it sees, "no leader" included, in order. Events are never dropped: a
 // slow reader gets every one, from an unbounded queue. The channel is
 // closed when ctx ends or the client closes. It costs a goroutine and one
-// children watch on the election's directory (an exists watch while the
-// directory is missing); a watch pending when it ends stays on the server
-// until the directory changes or the session ends. Watches being
-// one-shot, a leader that comes and goes between two looks is not seen:
-// what is seen is each look's leader, in order, with no repeats. A nil
-// Election's channel is closed at once.
+// watch on the election's directory (framework.Watch: one persistent
+// watch, whether the directory exists or not), taken off the server when
+// it ends. Each change of the directory, and each reconnection (changes
+// made while disconnected were not seen), makes it look again; a leader
+// that comes and goes between two looks is not seen: what is seen is
+// each look's leader, in order, with no repeats. A nil Election's channel
+// is closed at once.
 func (e *Election) Observe(ctx context.Context) <-chan Event {
 	out := make(chan Event)
 	if e.check(ctx) != nil {
@@ -48,31 +50,37 @@ func (e *Election) Observe(ctx context.Context) <-chan Event {
 
 func (e *Election) observe(ctx context.Context, out chan<- Event) {
 	defer close(out)
+	w := e.watchDir(ctx)
+	if w == nil {
+		return
+	}
+	defer func() { _ = w.Close() }()
 	var (
-		queue []Event
-		last  *Event
-		watch <-chan zk.Event // pending watch; nil to look now
-		pause = requeueMin
+		queue   []Event
+		last    *Event
+		stale   = true // a change (or a reconnection) not looked at yet
+		pause   = requeueMin
+		retryIn = time.NewTimer(time.Hour) // armed only after a failed look
 	)
+	retryIn.Stop()
+	defer retryIn.Stop()
 	for {
-		if watch == nil {
-			ev, ch, err := e.look(ctx)
-			if err != nil {
-				if ctx.Err() != nil || errors.Is(err, framework.ErrClosed) {
-					return
+		if stale {
+			ev, err := e.look(ctx)
+			switch {
+			case err == nil:
+				stale = false
+				pause = requeueMin
+				if last == nil || last.Node != ev.Node {
+					queue = append(queue, ev)
+					last = &ev
 				}
+			case ctx.Err() != nil || errors.Is(err, framework.ErrClosed):
+				return
+			default:
 				e.log.Debug("observe: look failed; trying again", zap.String("path", e.path), zap.Error(err))
-				if err := e.c.Pause(ctx, pause); err != nil {
-					return
-				}
+				retryIn.Reset(pause)
 				pause = min(2*pause, requeueMax)
-				continue
-			}
-			pause = requeueMin
-			watch = ch
-			if last == nil || last.Node != ev.Node {
-				queue = append(queue, ev)
-				last = &ev
 			}
 		}
 		var send chan<- Event
@@ -84,41 +92,60 @@ func (e *Election) observe(ctx context.Context, out chan<- Event) {
 		case send <- next:
 			queue[0] = Event{}
 			queue = queue[1:]
-		case <-watch:
-			watch = nil
+		case ev, ok := <-w.Events():
+			if !ok {
+				return // ctx ended, or the client closed
+			}
+			// Children changed, the directory made or deleted, or a
+			// reconnection (WatchResync: the changes made meanwhile, or
+			// in the session before this one, were not seen): look again.
+			if ev.Type != framework.WatchDataChanged {
+				stale = true
+			}
+		case <-retryIn.C:
 		case <-ctx.Done():
-			return
-		case <-e.c.Done():
 			return
 		}
 	}
 }
 
-// look reads the leader and sets a watch that fires at the next change of
-// the directory (or at its creation, if it is missing).
-func (e *Election) look(ctx context.Context) (Event, <-chan zk.Event, error) {
+// watchDir watches the election's directory until ctx ends; nil if ctx
+// ended or the client closed first. Watch runs under the retry policy;
+// when that gives up (a long partition) it is tried again after a pause.
+func (e *Election) watchDir(ctx context.Context) *framework.Watcher {
+	pause := requeueMin
 	for {
-		children, _, ch, err := e.c.ChildrenW(ctx, e.path)
-		if errors.Is(err, zk.ErrNoNode) {
-			st, ech, err := e.c.ExistsW(ctx, e.path)
-			if err != nil {
-				return Event{}, nil, err
-			}
-			if st != nil {
-				continue // created meanwhile: list it
-			}
-			return Event{}, ech, nil
+		w, err := e.c.Watch(ctx, e.path)
+		if err == nil {
+			return w
 		}
-		if err != nil {
-			return Event{}, nil, err
+		if ctx.Err() != nil || errors.Is(err, framework.ErrClosed) {
+			return nil
 		}
-		ps, nodes, err := e.readNodes(ctx, children, true)
-		if err != nil {
-			return Event{}, nil, err
+		e.log.Debug("observe: watch failed; trying again", zap.String("path", e.path), zap.Error(err))
+		if err := e.c.Pause(ctx, pause); err != nil {
+			return nil
 		}
-		if len(ps) == 0 {
-			return Event{}, ch, nil
-		}
-		return Event{Leader: ps[0], Node: framework.JoinPath(e.path, nodes[0].name), Token: nodes[0].stat.Czxid}, ch, nil
+		pause = min(2*pause, requeueMax)
 	}
+}
+
+// look reads the leader: the first readable node of the directory, "no
+// leader" when it is empty or missing.
+func (e *Election) look(ctx context.Context) (Event, error) {
+	children, _, err := e.c.Children(ctx, e.path)
+	if errors.Is(err, zk.ErrNoNode) {
+		return Event{}, nil
+	}
+	if err != nil {
+		return Event{}, err
+	}
+	ps, nodes, err := e.readNodes(ctx, children, true)
+	if err != nil {
+		return Event{}, err
+	}
+	if len(ps) == 0 {
+		return Event{}, nil
+	}
+	return Event{Leader: ps[0], Node: framework.JoinPath(e.path, nodes[0].name), Token: nodes[0].stat.Czxid}, nil
 }
