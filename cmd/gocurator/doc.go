@@ -7,12 +7,21 @@
 //
 //	gocurator --zk HOST:PORT[/chroot] locks ls PATH [-r] [--json]
 //	gocurator --zk ... locks watch PATH
-//	gocurator --zk ... exec PATH [-n N [--v2]] -- CMD ARGS...
+//	gocurator --zk ... exec PATH [-n N [--v2]] [--wait D [-E STATUS]] -- CMD ARGS...
+//	gocurator --zk ... elect exec PATH [--id ID] -- CMD ARGS...
 //	gocurator --zk ... semaphore leases PATH [--max N | --count PATH]
 //	gocurator --zk ... leader show PATH
 //	gocurator --zk ... orphans PATH
 //	gocurator --zk ... revoke NODE
 //	gocurator --zk ... break NODE --force
+//	gocurator version
+//
+// Exit statuses (docs/cli.md tables them, status.go defines them): 0 on
+// success, 1 on failure, 2 for a command line that could not be
+// understood (nothing is run), 65 when exec finds another recipe's nodes
+// at PATH, 69 when no server answers, 75 when exec --wait ends first (-E
+// picks another), 126 and 127 as sh for a CMD that cannot run or is not
+// found; otherwise exec exits with CMD's own status.
 //
 // Layouts are recognised by package cmd/internal/inspect. docs/cli.md shows
 // every command with output from a real run.

@@ -56,6 +56,7 @@ session expires, or when our node is deleted. ` + groupHelp,
 	f.BoolVar(&eo.selector, "selector", false, "Curator's LeaderSelector layout (a mutex, lock- nodes) instead of LeaderLatch's")
 	f.DurationVar(&o.grace, "grace", 10*time.Second, "how long CMD's process group has between SIGTERM and SIGKILL")
 	f.DurationVar(&o.wait, "wait", 0, "give up if not leading within this long (0: wait for ever)")
+	notAcquiredFlag(run, &o)
 	cmd.AddCommand(run)
 	return cmd
 }

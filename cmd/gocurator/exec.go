@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -51,6 +52,8 @@ type execOptions struct {
 	grace     time.Duration
 	wait      time.Duration
 	revocable bool
+	// notAcquired is the exit status when --wait ends first (-E).
+	notAcquired int
 	// elect, when set, campaigns in the election at PATH instead (elect
 	// exec): CMD runs while this process leads.
 	elect *electOptions
@@ -93,7 +96,14 @@ Java processes).`,
 	f.DurationVar(&o.grace, "grace", 10*time.Second, "how long CMD's process group has between SIGTERM and SIGKILL")
 	f.DurationVar(&o.wait, "wait", 0, "give up if the lock is not held within this long (0: wait for ever)")
 	f.BoolVar(&o.revocable, "revocable", false, "treat Curator's revocation request (gocurator revoke) as losing the hold")
+	notAcquiredFlag(cmd, &o)
 	return cmd
+}
+
+// notAcquiredFlag adds -E, flock's --conflict-exit-code.
+func notAcquiredFlag(cmd *cobra.Command, o *execOptions) {
+	cmd.Flags().IntVarP(&o.notAcquired, "conflict-exit-code", "E", exitNotAcquired,
+		"exit status when --wait ends before the hold is granted (0-255)")
 }
 
 // hold is what exec holds: a mutex or a lease.
@@ -115,9 +125,20 @@ func (a *app) exec(ctx context.Context, path string, argv []string, o execOption
 	if o.v2 && o.leases == 0 {
 		return usageError{errors.New("--v2 needs -n N")}
 	}
+	if o.notAcquired < 0 || o.notAcquired > 255 {
+		return usageError{fmt.Errorf("-E %d: an exit status is 0 to 255", o.notAcquired)}
+	}
+	if o.wait < 0 {
+		return usageError{fmt.Errorf("--wait %v: must not be negative", o.wait)}
+	}
 	bin, err := exec.LookPath(argv[0])
 	if err != nil {
-		return fmt.Errorf("%s: %v", argv[0], err)
+		// sh's statuses: 127 not found, 126 found but not runnable.
+		code := exitCannotRun
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+			code = exitNotFound
+		}
+		return exitError{code: code, msg: fmt.Sprintf("%s: %v", argv[0], err)}
 	}
 	// Signals are caught from here on: while waiting for the lock they
 	// stop the wait; once CMD runs they are passed on.
@@ -130,6 +151,9 @@ func (a *app) exec(ctx context.Context, path string, argv []string, o execOption
 		return err
 	}
 	defer c.Close()
+	if err := a.checkLayout(ctx, c, path, o); err != nil {
+		return err
+	}
 
 	actx, cancel := context.WithCancel(ctx)
 	if o.wait > 0 {
@@ -153,10 +177,12 @@ func (a *app) exec(ctx context.Context, path string, argv []string, o execOption
 			_ = h.release(rctx)
 			rcancel()
 		}
-		return exitError{code: 130, msg: "interrupted while waiting for " + path}
+		return exitError{code: exitInterrupted, msg: "interrupted while waiting for " + path}
 	case err == nil:
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("%s: not acquired within %v (--wait)", path, o.wait)
+		return exitError{code: o.notAcquired, msg: fmt.Sprintf("%s: not acquired within %v (--wait)", path, o.wait)}
+	case errors.Is(err, semaphore.ErrLayoutMismatch):
+		return exitError{code: exitLayout, msg: fmt.Sprintf("%s: %v; nothing run", path, err)}
 	default:
 		return fmt.Errorf("%s: acquire: %v", path, err)
 	}
@@ -165,6 +191,10 @@ func (a *app) exec(ctx context.Context, path string, argv []string, o execOption
 		defer rcancel()
 		_ = h.release(rctx)
 	}()
+	// Participants of another recipe may have come while we waited.
+	if err := a.checkLayout(ctx, c, path, o); err != nil {
+		return err
+	}
 
 	child := exec.Command(bin, argv[1:]...)
 	child.Args[0] = argv[0]
@@ -172,7 +202,7 @@ func (a *app) exec(ctx context.Context, path string, argv []string, o execOption
 	child.Env = append(os.Environ(), envToken+"="+strconv.FormatInt(h.token, 10), envNode+"="+h.node)
 	g, err := startGroup(child)
 	if err != nil {
-		return fmt.Errorf("%s: %v", argv[0], err)
+		return exitError{code: exitCannotRun, msg: fmt.Sprintf("%s: %v", argv[0], err)}
 	}
 	if len(jobSignals) > 0 { // Notify with none would catch every signal
 		signal.Notify(sigs, jobSignals...)

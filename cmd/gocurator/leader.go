@@ -19,6 +19,9 @@ type leaderDoc struct {
 	Layout       string              `json:"layout"`
 	Leader       *leaderParticipant  `json:"leader"`
 	Participants []leaderParticipant `json:"participants"`
+	// Sessions is as in locks ls: "complete" when every server answered
+	// cons, else "unknown".
+	Sessions string `json:"sessions"`
 }
 
 // leaderParticipant is a participant with its id (the node's data).
@@ -80,6 +83,7 @@ func (a *app) leaderShow(ctx context.Context, path string) error {
 		}
 	}
 	if a.json {
+		doc.Sessions = sessionsState(s)
 		return writeJSON(a.stdout, doc, false)
 	}
 	writeLeader(a.stdout, doc)

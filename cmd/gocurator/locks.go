@@ -42,7 +42,11 @@ Recognised layouts: Curator's and gocurator's mutex (lock-), read/write lock
 (latch-); kazoo's lock and read/write lock (__lock__, __rlock__);
 go-zookeeper's lock (_c_<32 hex>-lock-). A V1 semaphore and a LeaderSelector
 use the mutex layout and are shown as mutexes (semaphore leases --max tells
-a V1 semaphore's holders).`,
+a V1 semaphore's holders). Such a mutex with more than one node is marked
+"mutex or V1 semaphore: pass --max" (its first node is the mutex's holder;
+a V1 semaphore's first N nodes all hold).
+
+With -r, a tree with no recipe in use prints that it has none (status 0).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.locksLs(cmd.Context(), args[0], recursive)
@@ -70,25 +74,12 @@ func (a *app) listing(ctx context.Context, c *framework.Client, path string, rec
 		return nil, nil, fmt.Errorf("%s is a participant's node, not a recipe: look at its parent, %s", path, parent)
 	}
 	locks := inspect.Find(path, root, recursive)
-	if len(locks) == 0 && len(root.Children) > 0 && !(recursive && hasLockDirs(root)) {
+	if len(locks) == 0 && len(root.Children) > 0 && !recursive {
 		return nil, nil, notARecipe(path, root, recursive)
 	}
 	s := inspect.QuerySessions(rctx, inspect.Servers(a.zk), a.timeout)
 	inspect.Annotate(locks, s, time.Now())
 	return locks, s, nil
-}
-
-// hasLockDirs reports whether there is an empty directory below z (see
-// inspect.Znode.IsEmptyParent), as idle recipes leave until the server
-// reaps them: a tree of those is an answer, "none in use", not a wrong
-// path.
-func hasLockDirs(z *inspect.Znode) bool {
-	for _, c := range z.Children {
-		if c.IsEmptyParent() || hasLockDirs(c) {
-			return true
-		}
-	}
-	return false
 }
 
 // notARecipe says what was found instead of a recipe.
@@ -140,7 +131,7 @@ func (a *app) locksWatchCommand() *cobra.Command {
 interrupted. Changes are seen through ZooKeeper watches on PATH and on every
 recipe directory found (no polling): a node created or deleted there prints
 a new view. A change in a session's connection alone does not. With --json,
-one JSON document per line.`,
+one JSON document per line, with the time of the view ("time", RFC 3339).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -181,10 +172,13 @@ func (a *app) watchLoop(ctx context.Context, path string, recursive bool, update
 			cancel()
 			return err
 		}
+		now := time.Now()
 		if a.json {
-			err = writeJSON(a.stdout, newLocksDoc(locks, s), true)
+			doc := newLocksDoc(locks, s)
+			doc.Time = &now
+			err = writeJSON(a.stdout, doc, true)
 		} else {
-			fmt.Fprintf(a.stdout, "--- %s\n", time.Now().Format(time.RFC3339))
+			fmt.Fprintf(a.stdout, "--- %s\n", now.Format(time.RFC3339))
 			if len(locks) == 0 {
 				fmt.Fprintf(a.stdout, "%s: no lock, semaphore or election is in use\n", path)
 			}

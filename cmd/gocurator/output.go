@@ -26,17 +26,23 @@ type locksDoc struct {
 	// Sessions is "complete" when every server answered cons, else
 	// "unknown" (connected is then "unknown" for sessions not listed).
 	Sessions string `json:"sessions"`
+	// Time is when the view was taken (locks watch only).
+	Time *time.Time `json:"time,omitempty"`
+}
+
+// sessionsState is the "sessions" field of the JSON documents.
+func sessionsState(s *inspect.Sessions) string {
+	if !s.Complete {
+		return "unknown"
+	}
+	return "complete"
 }
 
 func newLocksDoc(locks []inspect.Lock, s *inspect.Sessions) locksDoc {
 	if locks == nil {
 		locks = []inspect.Lock{}
 	}
-	st := "complete"
-	if !s.Complete {
-		st = "unknown"
-	}
-	return locksDoc{Locks: locks, Sessions: st}
+	return locksDoc{Locks: locks, Sessions: sessionsState(s)}
 }
 
 // writeLocks prints one block per lock: a heading, then holders and
@@ -46,8 +52,8 @@ func writeLocks(w io.Writer, locks []inspect.Lock) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s  %s%s  %s, %s\n", l.Path, l.Kind, maxNote(l),
-			plural(len(l.Holders), "holder"), plural(len(l.Waiters), "waiter"))
+		fmt.Fprintf(w, "%s  %s%s  %s, %s%s\n", l.Path, l.Kind, maxNote(l),
+			plural(len(l.Holders), "holder"), plural(len(l.Waiters), "waiter"), v1Note(l))
 		writeParticipants(w, l.Holders, l.Waiters)
 	}
 }
@@ -63,6 +69,16 @@ func maxNote(l inspect.Lock) string {
 		return fmt.Sprintf(" (max %d from %s)", l.Max, l.MaxSource)
 	}
 	return fmt.Sprintf(" (max %d)", l.Max)
+}
+
+// v1Note says that a mutex layout with waiters may be a V1 semaphore,
+// whose "waiters" then hold leases: the layouts are the same and record
+// no maximum.
+func v1Note(l inspect.Lock) string {
+	if l.Kind != inspect.KindMutex || l.Max != 0 || len(l.Waiters) == 0 {
+		return ""
+	}
+	return "  (mutex or V1 semaphore: pass --max to semaphore leases)"
 }
 
 // writeParticipants prints holders then waiters as one table.

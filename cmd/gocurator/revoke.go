@@ -24,7 +24,14 @@ func (a *app) revokeCommand() *cobra.Command {
 as locks ls prints it (its full path). A holder that made its lock revocable
 (Curator's makeRevocable, gocurator's mutex.Revocable) is called back and
 should release; any other holder ignores it. Nothing is deleted: see break
-to take a lock from a holder that does not cooperate.`,
+to take a lock from a holder that does not cooperate.
+
+The request replaces NODE's data: a holder that is not revocable keeps the
+lock, and the data it wrote there (Curator writes the client's IP address,
+LeaderLatch the participant id) is lost; locks ls then shows "(revocation
+asked)" as its host.
+
+With --json, prints {"node": NODE, "revocation_requested": true}.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.revoke(cmd.Context(), args[0])
@@ -67,9 +74,29 @@ func (a *app) revoke(ctx context.Context, node string) error {
 		if err := mutex.Revoke(ctx, c, node); err != nil {
 			return a.describe(node, errors.Unwrap(err))
 		}
+		if a.json {
+			return writeJSON(a.stdout, revokeDoc{Node: node, Requested: true}, false)
+		}
 		fmt.Fprintf(a.stdout, "%s: revocation requested (a revocable holder releases; others ignore it)\n", node)
 		return nil
 	})
+}
+
+// revokeDoc is revoke's --json document.
+type revokeDoc struct {
+	Node      string `json:"node"`
+	Requested bool   `json:"revocation_requested"`
+}
+
+// breakDoc is break's --json document: the node deleted and its owner.
+type breakDoc struct {
+	Node      string    `json:"node"`
+	Session   string    `json:"session"`
+	Connected string    `json:"connected"`
+	Addr      string    `json:"addr,omitempty"`
+	Created   time.Time `json:"created"`
+	Token     int64     `json:"token"`
+	Deleted   bool      `json:"deleted"`
 }
 
 func (a *app) breakCommand() *cobra.Command {
@@ -97,7 +124,11 @@ resource that records the largest token it has seen and refuses requests
 with a smaller one (or a write made in a ZooKeeper transaction that checks
 the lock node still exists: gocurator's FencedMulti) refuses the old
 holder's late writes, so breaking a lock cannot corrupt it. gocurator exec
-passes the token to its command in GOCURATOR_FENCING_TOKEN.`,
+passes the token to its command in GOCURATOR_FENCING_TOKEN.
+
+The question is read from standard input: in a script, pass --yes. With
+--json, prints {"node", "session", "connected", "created", "token",
+"deleted"} instead of the lines (the question still goes to stderr).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !force {
@@ -120,14 +151,23 @@ func (a *app) breakNode(ctx context.Context, node string, yes bool) error {
 // confirmAndDelete shows node's owner, asks unless yes, and deletes it.
 func (a *app) confirmAndDelete(rctx context.Context, c *framework.Client, node string, st *zk.Stat, yes bool) error {
 	state, addr := inspect.QuerySessions(rctx, inspect.Servers(a.zk), a.timeout).State(st.EphemeralOwner)
-	if addr != "" {
-		addr = " from " + addr
+	doc := breakDoc{Node: node, Session: inspect.SessionHex(st.EphemeralOwner), Connected: state, Addr: addr,
+		Created: time.UnixMilli(st.Ctime).UTC(), Token: st.Czxid}
+	if !a.json {
+		from := ""
+		if addr != "" {
+			from = " from " + addr
+		}
+		fmt.Fprintf(a.stdout, "%s: owner session %s (connected: %s%s), created %s, fencing token %d\n", node,
+			doc.Session, state, from, doc.Created.Format(time.RFC3339), st.Czxid)
 	}
-	fmt.Fprintf(a.stdout, "%s: owner session %s (connected: %s%s), created %s, fencing token %d\n", node,
-		inspect.SessionHex(st.EphemeralOwner), state, addr, time.UnixMilli(st.Ctime).UTC().Format(time.RFC3339), st.Czxid)
 	if !yes {
 		fmt.Fprintf(a.stderr, "Delete it? A holder still running keeps running as if it held the lock. Type yes to delete: ")
-		line, _ := bufio.NewReader(a.stdin).ReadString('\n')
+		line, err := bufio.NewReader(a.stdin).ReadString('\n')
+		if line == "" && err != nil {
+			// No terminal (cron, a pipe): nobody can answer.
+			return errors.New("not confirmed: no answer on standard input (no terminal?): pass --yes to delete without the question; nothing deleted")
+		}
 		if strings.TrimSpace(line) != "yes" {
 			return errors.New("not confirmed: nothing deleted")
 		}
@@ -137,6 +177,10 @@ func (a *app) confirmAndDelete(rctx context.Context, c *framework.Client, node s
 	// revocation request) is no reason to refuse.
 	if err := c.Delete(rctx, node); err != nil {
 		return a.describe(node, err)
+	}
+	if a.json {
+		doc.Deleted = true
+		return writeJSON(a.stdout, doc, false)
 	}
 	fmt.Fprintf(a.stdout, "%s: deleted (the lock passes to the next waiter)\n", node)
 	return nil

@@ -60,7 +60,20 @@ servers allow it; "unknown" otherwise).`,
   gocurator --zk zk1:2181 semaphore leases /semaphores/exports --count /config/exports-max`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Version:       version(),
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			// A zero --timeout would fail every read at once, as if the
+			// server were down: say what is wrong instead.
+			if a.timeout <= 0 {
+				return usageError{fmt.Errorf("--timeout %v: must be positive", a.timeout)}
+			}
+			if a.sessionTimeout <= 0 {
+				return usageError{fmt.Errorf("--session-timeout %v: must be positive", a.sessionTimeout)}
+			}
+			return nil
+		},
 	}
+	root.SetVersionTemplate("gocurator {{.Version}}\n")
 	zk := os.Getenv(envZK)
 	if zk == "" {
 		zk = defaultZK
@@ -78,7 +91,12 @@ servers allow it; "unknown" otherwise).`,
 	f.DurationVar(&a.sessionTimeout, "session-timeout", defaultSession, "ZooKeeper session timeout to ask for")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(a.locksCommand(), a.execCommand(), a.electCommand(), a.semaphoreCommand(), a.leaderCommand(),
-		a.orphansCommand(), a.revokeCommand(), a.breakCommand())
+		a.orphansCommand(), a.revokeCommand(), a.breakCommand(), a.versionCommand())
+	// cobra adds these at Execute; added now, guardGroups sees them too.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	guardGroups(root)
+	a.completePaths(root)
 	return root
 }
 
@@ -112,10 +130,10 @@ func (a *app) exitStatus(err error) int {
 	msg := err.Error()
 	if errors.As(err, &ue) || isCobraUsage(msg) {
 		fmt.Fprintln(a.stderr, "gocurator: "+oneLine(msg)+" (see gocurator --help)")
-		return 2
+		return exitUsage
 	}
 	fmt.Fprintln(a.stderr, "gocurator: "+oneLine(msg))
-	return 1
+	return exitFailure
 }
 
 // isCobraUsage tells the argument errors cobra makes itself.
@@ -167,11 +185,12 @@ func (a *app) connect(ctx context.Context, extra ...framework.Option) (*framewor
 	case errors.Is(err, framework.ErrAuthFailed):
 		return nil, fmt.Errorf("ZooKeeper at %s refused the %s credentials", a.zk, a.authScheme)
 	case errors.Is(err, context.DeadlineExceeded):
-		return nil, fmt.Errorf("cannot connect to ZooKeeper at %s within %v (is it running? see --zk and --timeout)", a.zk, a.timeout)
+		return nil, exitError{code: exitNoConnect,
+			msg: fmt.Sprintf("cannot connect to ZooKeeper at %s within %v (is it running? see --zk and --timeout)", a.zk, a.timeout)}
 	case errors.Is(err, context.Canceled):
-		return nil, exitError{code: 130, msg: "interrupted while connecting"}
+		return nil, exitError{code: exitInterrupted, msg: "interrupted while connecting"}
 	default:
-		return nil, fmt.Errorf("cannot connect to ZooKeeper at %s: %v", a.zk, err)
+		return nil, exitError{code: exitNoConnect, msg: fmt.Sprintf("cannot connect to ZooKeeper at %s: %v", a.zk, err)}
 	}
 }
 
@@ -190,7 +209,7 @@ func (a *app) describe(path string, err error) error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%s: no answer within %v (see --timeout)", path, a.timeout)
 	case errors.Is(err, framework.ErrClosed), errors.Is(err, context.Canceled):
-		return exitError{code: 130, msg: "interrupted"}
+		return exitError{code: exitInterrupted, msg: "interrupted"}
 	default:
 		return fmt.Errorf("%s: %v", path, err)
 	}

@@ -104,7 +104,7 @@ func TestSemaphoreLeasesV1(t *testing.T) {
 	}
 	// exec -n 2 must wait: run it with a short --wait.
 	r := e.run("exec", "-n", "2", "--wait", "300ms", path, "--", "true")
-	if r.code != 1 || !strings.Contains(r.stderr, "not acquired within 300ms") {
+	if r.code != exitNotAcquired || !strings.Contains(r.stderr, "not acquired within 300ms") {
 		t.Fatalf("exec -n 2 with both leases taken: %+v", r)
 	}
 	_ = l2.Release(ctx)
