@@ -40,6 +40,15 @@ func newTerm(e *Election, h *locking.Hold, ctx context.Context) *Term {
 }
 
 // watchNode ends the term when our node is deleted while it lasts.
+//
+// It stays a one-shot GetW, not framework.Watch (style rule 16's
+// exception for a lock's own node): the one-shot watch costs one request
+// and leaves with the node, where Watch costs AddWatch, a read after it
+// (a deletion before the watch is set would be missed) and RemoveWatches
+// at the end, and a persistent watch sits in both of the server's watch
+// tables. Measured on ZooKeeper 3.8 (cons, mntr zk_watch_count): a term
+// costs 3 requests to begin and 1 to resign with one watch entry, on
+// Watch 4 and 2 with two.
 func (t *Term) watchNode() {
 	ctx := t.Context()
 	for {
