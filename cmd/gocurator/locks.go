@@ -131,7 +131,12 @@ func (a *app) locksWatchCommand() *cobra.Command {
 interrupted. Changes are seen through ZooKeeper watches on PATH and on every
 recipe directory found (no polling): a node created or deleted there prints
 a new view. A change in a session's connection alone does not. With --json,
-one JSON document per line, with the time of the view ("time", RFC 3339).`,
+one JSON document per line, with the time of the view ("time", RFC 3339).
+
+AGE is the node's, so a holder's counts its wait: ZooKeeper records no time
+for a grant. A node watch saw waiting and then holding shows "(held D)"
+after it, the time since the view that first showed it holding (JSON
+held_since, held_seconds).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -158,6 +163,7 @@ func (a *app) watchLoop(ctx context.Context, path string, recursive bool, update
 		return err
 	}
 	defer c.Close()
+	grants := newGrants()
 	for n := 1; ; n++ {
 		// Watches first, then the listing: a change after the listing
 		// fires one of them.
@@ -173,6 +179,7 @@ func (a *app) watchLoop(ctx context.Context, path string, recursive bool, update
 			return err
 		}
 		now := time.Now()
+		grants.mark(locks, now)
 		if a.json {
 			doc := newLocksDoc(locks, s)
 			doc.Time = &now
@@ -201,6 +208,48 @@ func (a *app) watchLoop(ctx context.Context, path string, recursive bool, update
 		case <-c.Done():
 			cancel()
 			return fmt.Errorf("connection to %s closed", a.zk)
+		}
+	}
+}
+
+// grants remembers, across locks watch's views, the nodes seen waiting and
+// when each was first seen holding: the age of a hold, which ZooKeeper
+// does not record (a node's ctime counts its wait too).
+type grants struct {
+	waited map[string]bool
+	since  map[string]time.Time
+}
+
+func newGrants() *grants {
+	return &grants{waited: map[string]bool{}, since: map[string]time.Time{}}
+}
+
+// mark records the view taken at now and sets HeldSince on the holders
+// whose grant was seen. A view follows the event of the change at once, so
+// now is the grant's time to within a round trip.
+func (g *grants) mark(locks []inspect.Lock, now time.Time) {
+	present := map[string]bool{}
+	for i := range locks {
+		for _, p := range locks[i].Waiters {
+			present[p.Node], g.waited[p.Node] = true, true
+		}
+		for j := range locks[i].Holders {
+			h := &locks[i].Holders[j]
+			present[h.Node] = true
+			t, ok := g.since[h.Node]
+			if !ok && g.waited[h.Node] {
+				t, ok = now, true
+				g.since[h.Node] = now
+			}
+			if ok {
+				h.HeldSince, h.HeldSeconds = &t, now.Sub(t).Seconds()
+			}
+		}
+	}
+	for node := range g.waited {
+		if !present[node] {
+			delete(g.waited, node)
+			delete(g.since, node)
 		}
 	}
 }

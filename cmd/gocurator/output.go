@@ -98,8 +98,12 @@ func writeParticipants(w io.Writer, holders, waiters []inspect.Participant) {
 		if host == "" {
 			host = "-"
 		}
+		age := formatAge(p.AgeSeconds)
+		if p.HeldSince != nil {
+			age += " (held " + formatAge(p.HeldSeconds) + ")"
+		}
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", n, state, p.Role, p.Name(), p.Client,
-			p.Session, host, formatAge(p.AgeSeconds), p.Token, p.Connected)
+			p.Session, host, age, p.Token, p.Connected)
 	}
 	for _, p := range holders {
 		row("holder", p)

@@ -70,6 +70,12 @@ type Participant struct {
 	// Revoking is true when the node's data is Curator's revocation
 	// request ("__REVOKE__").
 	Revoking bool `json:"revoking,omitempty"`
+	// HeldSince is when the node was seen to become a holder, and
+	// HeldSeconds how long ago: only locks watch sets them, for a node it
+	// saw waiting first, as ZooKeeper records no time for a grant (AGE
+	// counts the wait too).
+	HeldSince   *time.Time `json:"held_since,omitempty"`
+	HeldSeconds float64    `json:"held_seconds,omitempty"`
 
 	owner int64
 	mark  string
