@@ -79,7 +79,16 @@ when the lock node is deleted (as gocurator break does) or, with
 
 With -n N, CMD runs while holding one of N leases of the semaphore at PATH
 (the V1 layout; --v2 for Curator's InterProcessSemaphoreV2, to share PATH with
-Java processes).`,
+Java processes).
+
+PATH must not hold another recipe's nodes (a read/write lock's, a V2
+semaphore's, a leader latch's): they would not be excluded, so exec refuses
+it, before waiting and again once granted. With -n N --v2 it also refuses
+when more than N leases are held at once.
+
+gocurator's own exit statuses: 2 usage, 65 PATH holds another recipe's
+nodes, 69 cannot connect, 75 not acquired within --wait (-E sets it), 126
+CMD cannot run, 127 CMD not found, 130 interrupted before CMD ran.`,
 		Example: `  gocurator --zk zk1:2181 exec /locks/nightly -- ./nightly-job.sh --full
   gocurator --zk zk1:2181 exec -n 3 --v2 /semaphores/exports -- ./export.sh`,
 		Args: cobra.MinimumNArgs(2),
