@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -178,9 +179,6 @@ func TestWatchFallbackOnOldServer(t *testing.T) {
 	if v, err := c.ServerVersion(ctx); err != nil || v != "3.5.10" {
 		t.Fatalf("ServerVersion = %q, %v", v, err)
 	}
-	if _, err := c.Watch(ctx, "/r", Recursive()); !errors.Is(err, ErrPersistentWatchesUnsupported) {
-		t.Fatalf("recursive Watch = %v, want ErrPersistentWatchesUnsupported", err)
-	}
 	w, err := c.Watch(ctx, "/n")
 	if err != nil {
 		t.Fatal(err)
@@ -262,4 +260,61 @@ func TestWatchFallbackOnUnimplemented(t *testing.T) {
 	if n, m := fake.addWatch.Load(), fake.setWatches2.Load(); n != 1 || m != 0 {
 		t.Fatalf("sent %d AddWatch and %d SetWatches2, want 1 and 0", n, m)
 	}
+}
+
+// A recursive Watcher on a 3.5 server: the one-shot tree fallback reports
+// every creation, data change and deletion below the root (subtrees
+// created and deleted whole included), never /rx for /r, a Resync after a
+// reconnection, and leaves no watch on the server when it ends.
+func TestWatchRecursiveFallbackOnOldServer(t *testing.T) {
+	fake := newOldServer(t, server(t).Addr(), false)
+	c := connect(t, fake.addr(), WithNamespace(newNamespace(t)))
+	other := connectNS(t, c.Namespace())
+	ctx := testCtx(t)
+	if _, err := other.Create(ctx, "/r/old", nil, CreatingParents()); err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.Watch(ctx, "/r", Recursive())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if w.Persistent() {
+		t.Fatal("Persistent() on a 3.5 server")
+	}
+	step := func(typ WatchEventType, path string, f func() error) {
+		t.Helper()
+		if err := f(); err != nil {
+			t.Fatal(err)
+		}
+		collect(t, w, func(ev WatchEvent) bool {
+			if ev.Type == WatchChildrenChanged || ev.Path != "/r" && !strings.HasPrefix(ev.Path, "/r/") {
+				t.Fatalf("unexpected %+v", ev)
+			}
+			return ev.Type == typ && ev.Path == path
+		})
+	}
+	step(WatchDataChanged, "/r/old", func() error { _, err := other.Set(ctx, "/r/old", []byte("x"), -1); return err })
+	step(WatchCreated, "/r/a/b/c", func() error { _, err := other.Create(ctx, "/r/a/b/c", nil, CreatingParents()); return err })
+	step(WatchDataChanged, "/r/a/b", func() error { _, err := other.Set(ctx, "/r/a/b", []byte("y"), -1); return err })
+	if _, err := other.Create(ctx, "/rx", nil); err != nil {
+		t.Fatal(err)
+	}
+	step(WatchDeleted, "/r/a", func() error { return other.Delete(ctx, "/r/a", DeletingChildren()) })
+	step(WatchDataChanged, "/r", func() error { _, err := other.Set(ctx, "/r", []byte("z"), -1); return err })
+	states := record(c)
+	defer states.cancel()
+	fake.cut()
+	states.expect(t, testTimeout, connstate.Suspended, connstate.Reconnected)
+	collect(t, w, func(ev WatchEvent) bool { return ev.Type == WatchResync })
+	step(WatchCreated, "/r/new", func() error { _, err := other.Create(ctx, "/r/new", nil); return err })
+	step(WatchDeleted, "/r", func() error { return other.Delete(ctx, "/r", DeletingChildren()) })
+	step(WatchCreated, "/r", func() error { _, err := other.Create(ctx, "/r", nil); return err })
+	if n, m := fake.addWatch.Load(), fake.setWatches2.Load(); n != 0 || m != 0 {
+		t.Fatalf("sent %d AddWatch and %d SetWatches2 to a 3.5 server", n, m)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	awaitServerWatches(t, server(t).Addr(), c)
 }

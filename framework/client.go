@@ -168,6 +168,7 @@ func (c *Client) dial(gen uint64) (*handle, error) {
 	h := &handle{ready: make(chan struct{}), wire: newWire(handshakeTimeout(c.opts.sessionTimeout), c.opts.clock)}
 	h.wire.hasWatches = c.set.any
 	h.wire.pw = c.pw
+	h.wire.fired = c.set.fired
 	dialer := c.opts.dialer
 	if dialer == nil {
 		dialer = net.DialTimeout

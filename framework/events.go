@@ -74,7 +74,8 @@ func (c *Client) handle(e connEvent) {
 		return
 	}
 	if e.ev.Type != zk.EventSession {
-		c.set.fired(e.ev)
+		// The watch counts were updated as the notification was read
+		// (wire.fired), in step with go-zookeeper's own map.
 		return
 	}
 	switch e.ev.State {

@@ -570,11 +570,6 @@ func (c *Client) liveWire() *wireConn {
 	return h.wire.live
 }
 
-// ErrPersistentWatchesUnsupported is returned when a persistent watch is
-// asked of a server that lacks them (ZooKeeper before 3.6). Watch falls
-// back to one-shot watches instead of returning it.
-var ErrPersistentWatchesUnsupported = errors.New("curator: server lacks persistent watches (ZooKeeper 3.6+)")
-
 // PersistentWatches reports whether the server of the live connection has
 // persistent watches (ZooKeeper 3.6 or later), asking it (srvr) if not
 // known yet. It waits for a connection on ctx. A server that does not

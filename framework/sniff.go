@@ -43,6 +43,12 @@ type wire struct {
 	// this wire arms on each connection and feeds with their events
 	// (persistent.go).
 	pw *persistentWatches
+	// fired, if set, is told of every notification handed to
+	// go-zookeeper, as it is handed on: the watch counts forget the
+	// one-shot watches it fires in step with go-zookeeper's map (counted
+	// later, on the event goroutine, a watch set just after the event
+	// could be forgotten in its place).
+	fired func(zk.Event)
 	// retired is set once the client replaced this connection: the
 	// persistent watches are armed on the new one only.
 	retired   atomic.Bool
@@ -581,7 +587,7 @@ func (c *wireConn) read(p []byte) (int, error) {
 			continue
 		}
 		xid := int32(binary.BigEndian.Uint32(hdr[4:8]))
-		if (isOwnXid(xid) || xid == notificationXid && c.w.pw.active()) && n <= maxInspected {
+		if (isOwnXid(xid) || xid == notificationXid) && n <= maxInspected {
 			payload := make([]byte, n)
 			copy(payload, hdr[4:8])
 			if k, err := readFull(c.Conn, payload[4:]); err != nil {
@@ -659,10 +665,16 @@ func (c *wireConn) consume(payload []byte) bool {
 		return true
 	}
 	ev, err := zkwire.ParseWatcherEvent(payload[zkwire.ReplyHeaderLen:])
-	if err != nil || c.w.pw == nil {
+	if err != nil {
 		return false
 	}
-	return c.w.pw.notify(c, ev, zxid)
+	if c.w.pw.active() && c.w.pw.notify(c, ev, zxid) {
+		return true
+	}
+	if c.w.fired != nil {
+		c.w.fired(zk.Event{Type: zk.EventType(ev.Type), Path: ev.Path})
+	}
+	return false
 }
 
 // gateClosed reports whether the connection's watches are set again (or

@@ -113,9 +113,10 @@ const resyncKey = "\x00resync"
 //
 // Watch uses one persistent watch (ZooKeeper 3.6+ AddWatch) per path,
 // shared by the client's Watchers of that path. On a server without
-// persistent watches a node Watcher falls back to one-shot watches (exists
-// and children, set again after each event); a Recursive one returns
-// ErrPersistentWatchesUnsupported. Watch runs under the retry policy; on
+// persistent watches it falls back to one-shot watches, set again after
+// each event: exists and children watches on the node, and for a Recursive
+// Watcher on every node of the subtree, as Curator's TreeCache does (two
+// server watches per node). Watch runs under the retry policy; on
 // failure (ErrInvalidPath, ErrClosed, ctx's error) it leaves nothing
 // running and no watch on the server.
 func (c *Client) Watch(ctx context.Context, path string, opts ...WatchOption) (*Watcher, error) {
@@ -190,9 +191,6 @@ func (c *Client) Watch(ctx context.Context, path string, opts ...WatchOption) (*
 		c.pw.unsubscribe(full, w.sub)
 		return addWatchError(code)
 	})
-	if err == nil && fallback && o.recursive {
-		err = ErrPersistentWatchesUnsupported
-	}
 	if err == nil && c.isClosed() {
 		err = ErrClosed
 	}
@@ -332,12 +330,8 @@ func (w *Watcher) resync(newSession, armed bool) bool {
 	if armed {
 		return true
 	}
-	if !w.recursive {
-		w.startFallback()
-	}
-	// A recursive Watcher waits, unarmed, for a server that has them:
-	// the marker told its consumer the stream has a gap.
-	return w.recursive
+	w.startFallback()
+	return false
 }
 
 // run feeds Events until the Watcher ends.
@@ -394,7 +388,11 @@ func (w *Watcher) startFallback() <-chan struct{} {
 	w.fallback = true
 	w.armed = make(chan struct{})
 	w.wg.Add(1)
-	go w.runFallback(w.armed)
+	if w.recursive {
+		go w.runTreeFallback(w.armed)
+	} else {
+		go w.runFallback(w.armed)
+	}
 	return w.armed
 }
 
@@ -409,21 +407,14 @@ func (w *Watcher) runFallback(armed chan struct{}) {
 	defer w.wg.Done()
 	arm := sync.OnceFunc(func() { close(armed) })
 	defer arm()
-	ctx, cancel := context.WithCancel(w.c.ctx)
+	ctx, end, cancel := w.fallbackContext()
 	defer cancel()
-	go func() {
-		select {
-		case <-w.stop:
-		case <-ctx.Done():
-		}
-		cancel()
-	}()
 	var (
 		existsCh, childCh <-chan zk.Event
 		last              *zk.Stat // nil: the node is missing
 		known             bool     // last is a read's, not a guess
-		state             = w.c.State()
 	)
+	defer w.resyncOnReconnect()()
 	defer func() {
 		// One-shot watches still set stay on the server until they fire:
 		// give them back (an exists watch on a missing node could wait
@@ -446,12 +437,12 @@ func (w *Watcher) runFallback(armed chan struct{}) {
 		}
 		last, known = st, true
 	}
-	for ctx.Err() == nil {
+	for !ended(end) {
 		changed := w.c.StateChanged()
 		if existsCh == nil {
 			stat, ch, err := w.c.ExistsW(ctx, w.path)
 			if err != nil {
-				if !w.pause(ctx, changed) {
+				if !w.pause(end, changed) {
 					return
 				}
 				continue
@@ -468,7 +459,7 @@ func (w *Watcher) runFallback(armed chan struct{}) {
 			case errors.Is(err, zk.ErrNoNode):
 				see(nil)
 			default:
-				if !w.pause(ctx, changed) {
+				if !w.pause(end, changed) {
 					return
 				}
 				continue
@@ -481,12 +472,7 @@ func (w *Watcher) runFallback(armed chan struct{}) {
 		case <-childCh:
 			childCh = nil
 		case <-changed:
-			now := w.c.State()
-			if now == connstate.Reconnected || (now == connstate.Connected && state != connstate.Connected) {
-				w.queue(WatchEvent{Type: WatchResync, Path: w.path, NewSession: state == connstate.Lost})
-			}
-			state = now
-		case <-ctx.Done():
+		case <-end:
 			return
 		}
 	}
@@ -517,13 +503,63 @@ func (w *Watcher) diff(old, cur *zk.Stat) {
 // watches when it ends.
 const unwatchTimeout = 5 * time.Second
 
+// resyncOnReconnect queues a WatchResync at every reconnection (from a
+// state listener: ordered, none missed while the fallback is busy) and
+// returns the function that stops it.
+func (w *Watcher) resyncOnReconnect() (stop func()) {
+	lost := false
+	return w.c.Listen(func(s connstate.State) {
+		switch s {
+		case connstate.Lost:
+			lost = true
+		case connstate.Reconnected:
+			w.queue(WatchEvent{Type: WatchResync, Path: w.path, NewSession: lost})
+			lost = false
+		}
+	})
+}
+
 // pause waits for a state change before trying again, false if the
 // Watcher ended.
-func (w *Watcher) pause(ctx context.Context, changed <-chan struct{}) bool {
+func (w *Watcher) pause(end <-chan struct{}, changed <-chan struct{}) bool {
 	select {
 	case <-changed:
 		return true
-	case <-ctx.Done():
+	case <-end:
+		return false
+	}
+}
+
+// fallbackContext returns the context of a fallback's requests and a
+// channel closed when the Watcher ends. The context outlives the end by
+// up to unwatchTimeout (or until the client closes, or cancel): a request
+// in flight then completes, so that the watch it set is known and given
+// back, rather than being abandoned half-way with its watch set.
+func (w *Watcher) fallbackContext() (context.Context, <-chan struct{}, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(w.c.ctx)
+	end := make(chan struct{})
+	go func() {
+		select {
+		case <-w.stop:
+		case <-ctx.Done():
+		}
+		close(end)
+		t := time.NewTimer(unwatchTimeout)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
+	return ctx, end, cancel
+}
+
+func ended(end <-chan struct{}) bool {
+	select {
+	case <-end:
+		return true
+	default:
 		return false
 	}
 }
