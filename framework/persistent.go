@@ -466,10 +466,10 @@ func (p *persistentWatches) unsubscribe(path string, s *pwSub) {
 
 // dropSubLocked removes s from e, and the server's watch with the last
 // subscriber: RemoveWatches of type Any (3.6-3.8 hold a persistent watch
-// in both their tables), unless a one-shot watch of go-zookeeper's on the
-// path still waits (set before the persistent one, which the server turned
-// persistent): then the server's watch stays for it. If the last
-// recursive subscriber goes, the watch is narrowed to persistent.
+// in both their tables); one-shot watches of go-zookeeper's on the path
+// (set before the persistent one, which the server turned persistent) are
+// then set again as one-shots. If the last recursive subscriber goes, the
+// watch is narrowed to persistent.
 func (p *persistentWatches) dropSubLocked(e *pwEntry, s *pwSub, wc *wireConn) {
 	delete(e.subs, s)
 	if s.recursive {
@@ -478,9 +478,20 @@ func (p *persistentWatches) dropSubLocked(e *pwEntry, s *pwSub, wc *wireConn) {
 	if len(e.subs) == 0 {
 		delete(p.entries, e.path)
 		p.n.Add(-1)
-		if wc != nil && wc.caps.Load() != capNo && !p.c.set.watching(e.path) {
-			_, _ = p.sendLocked(wc, zkwire.OpRemoveWatches, zkwire.RemoveWatchesBody(e.path, zkwire.WatcherAny), nil)
+		if wc == nil || wc.caps.Load() == capNo {
+			return
 		}
+		var then func(int32, int64)
+		if p.c.set.watching(e.path) {
+			// One-shot watches of go-zookeeper's set before the
+			// persistent one (which the server turned persistent)
+			// still wait: once it is removed, they are set again as
+			// one-shots, from the removal's zxid, so a change in
+			// between fires them.
+			path := e.path
+			then = func(_ int32, zxid int64) { p.resetOneShots(wc, path, zxid) }
+		}
+		_, _ = p.sendLocked(wc, zkwire.OpRemoveWatches, zkwire.RemoveWatchesBody(e.path, zkwire.WatcherAny), then)
 		return
 	}
 	if e.recursive == 0 && e.mode == zkwire.ModePersistentRecursive {
@@ -488,6 +499,30 @@ func (p *persistentWatches) dropSubLocked(e *pwEntry, s *pwSub, wc *wireConn) {
 		if wc != nil && wc.caps.Load() != capNo {
 			_, _ = p.sendLocked(wc, zkwire.OpAddWatch, zkwire.AddWatchBody(e.path, e.mode), nil)
 		}
+	}
+}
+
+// resetOneShots sets again, with a SetWatches from zxid, the one-shot
+// watches of go-zookeeper's that wait on path (see dropSubLocked). It
+// runs on the receive goroutine, as the removal's reply is read.
+func (p *persistentWatches) resetOneShots(wc *wireConn, path string, zxid int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.entries[path] != nil {
+		return // watched again meanwhile: served by the persistent watch
+	}
+	req := zkwire.SetWatches{RelativeZxid: zxid, Data: []string{}, Exist: []string{}, Child: []string{}}
+	switch {
+	case p.c.set.count(path, watchData) > 0:
+		req.Data = []string{path}
+	case p.c.set.count(path, watchExist) > 0:
+		req.Exist = []string{path}
+	}
+	if p.c.set.count(path, watchChild) > 0 {
+		req.Child = []string{path}
+	}
+	if len(req.Data)+len(req.Exist)+len(req.Child) > 0 {
+		_, _ = p.sendLocked(wc, zkwire.OpSetWatches, req.Append(nil, false), nil)
 	}
 }
 

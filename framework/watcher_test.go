@@ -725,3 +725,55 @@ func TestWatchQueue(t *testing.T) {
 		})
 	}
 }
+
+// The other order of ZOOKEEPER-4466: a one-shot GetW set before the
+// Watcher (the server turns it persistent). The Watcher gets every change;
+// when it goes, the GetW is a one-shot on the server again and still
+// fires once, after which no watch of ours is left.
+func TestWatchAfterOneShotOnSamePath(t *testing.T) {
+	c := connectNS(t, newNamespace(t))
+	ctx := testCtx(t)
+	addr := server(t).Addr()
+	if _, err := c.Create(ctx, "/o", nil); err != nil {
+		t.Fatal(err)
+	}
+	_, _, once, err := c.GetW(ctx, "/o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.Watch(ctx, "/o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	awaitServerWatches(t, addr, c, c.full("/o"))
+	if _, err := c.Set(ctx, "/o", []byte("1"), -1); err != nil {
+		t.Fatal(err)
+	}
+	if ev := waitEvent(t, once, testTimeout, "GetW set before the Watcher"); ev.Type != zk.EventNodeDataChanged {
+		t.Fatalf("GetW got %+v", ev)
+	}
+	// A one-shot again: gone once fired.
+	awaitServerWatches(t, addr, c)
+
+	// While the Watcher lives, it gets every change, and the GetW its one.
+	_, _, once, err = c.GetW(ctx, "/o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err = c.Watch(ctx, "/o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for i := range 3 {
+		if _, err := c.Set(ctx, "/o", []byte{byte(i)}, -1); err != nil {
+			t.Fatal(err)
+		}
+		expectEvent(t, w, WatchDataChanged, "/o")
+	}
+	waitEvent(t, once, testTimeout, "GetW")
+	awaitServerWatches(t, addr, c, c.full("/o"))
+}
