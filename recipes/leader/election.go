@@ -37,6 +37,8 @@ type Election struct {
 	l      *locking.Loop
 	policy connstate.ErrorPolicy // nil: the client's
 	log    *zap.Logger
+	// requeueOnError: Run campaigns again after fn fails (RequeueOnError).
+	requeueOnError bool
 }
 
 // New returns a participant of the election at path, in Curator's
@@ -50,7 +52,7 @@ func New(c *framework.Client, path string, opts ...Option) *Election {
 			opt(&o)
 		}
 	}
-	e := &Election{c: c, path: path, id: o.id, policy: o.policy, log: o.log}
+	e := &Election{c: c, path: path, id: o.id, policy: o.policy, log: o.log, requeueOnError: o.requeueOnError}
 	if e.log == nil {
 		if c != nil {
 			e.log = c.Logger().Named("leader")
@@ -183,7 +185,9 @@ func (e *Election) session(ctx context.Context) (*framework.Session, error) {
 // when ctx ends, as Curator's close interrupts takeLeadership: fn must then
 // stop acting as the leader, and Run campaigns again or returns. It
 // carries ctx's values and deadline, and FromContext finds the term in it. If fn returns an
-// error while the term is still live, Run resigns and returns that error.
+// error while the term is still live, Run resigns and returns that error;
+// with RequeueOnError it logs the error at Warn, resigns, pauses and
+// campaigns again (Curator's autoRequeue after takeLeadership throws).
 // A campaign that fails because the session ended, or after the retry
 // policy gave up on a connection loss, is tried again after a pause; Run
 // returns framework.ErrClosed once the client closes, and other errors (an
@@ -217,6 +221,9 @@ func (e *Election) run(ctx context.Context, fn func(t *Term) error) error {
 	if err := e.check(ctx); err != nil {
 		return err
 	}
+	// The pause before the next campaign grows while campaigns fail and
+	// (with RequeueOnError) while fn fails, and starts again after a term
+	// whose function did not fail.
 	pause := requeueMin
 	for {
 		t, err := e.Campaign(ctx)
@@ -234,7 +241,6 @@ func (e *Election) run(ctx context.Context, fn func(t *Term) error) error {
 			pause = min(2*pause, requeueMax)
 			continue
 		}
-		pause = requeueMin
 		ferr := fn(t)
 		ended := t.Err() != nil
 		rctx, cancel := e.c.CleanupContext(ctx)
@@ -243,16 +249,30 @@ func (e *Election) run(ctx context.Context, fn func(t *Term) error) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if ferr != nil && !ended {
+		// An error returned after the term ended is the term's end seen
+		// by fn, not a failure of fn.
+		failed := ferr != nil && !ended
+		if failed && !e.requeueOnError {
 			return ferr
 		}
 		if errors.Is(t.Err(), framework.ErrClosed) {
 			return fmt.Errorf("leader %s: run: %w", e.path, framework.ErrClosed)
 		}
+		if !failed {
+			pause = requeueMin
+			continue
+		}
+		e.log.Warn("leader function failed; campaigning again", zap.String("path", e.path),
+			zap.String("id", e.id), zap.Int64("token", t.Token()), zap.Duration("pause", pause), zap.Error(ferr))
+		if err := e.c.Pause(ctx, pause); err != nil {
+			return err
+		}
+		pause = min(2*pause, requeueMax)
 	}
 }
 
-// Pauses between failed campaigns of Run.
+// Pauses of Run between failed campaigns, and between failed terms with
+// RequeueOnError.
 const (
 	requeueMin = 50 * time.Millisecond
 	requeueMax = 2 * time.Second

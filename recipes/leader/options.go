@@ -25,6 +25,9 @@ type options struct {
 	policy connstate.ErrorPolicy
 	// log is the logger. Default nil: the client's, named "leader".
 	log *zap.Logger
+	// requeueOnError makes Run campaign again after fn returns an error.
+	// Default false: Run returns fn's error, as it always has.
+	requeueOnError bool
 }
 
 // WithID sets the participant id: the data of our node, which every
@@ -52,6 +55,20 @@ func WithErrorPolicy(p connstate.ErrorPolicy) Option { return func(o *options) {
 // WithLogger sets the logger (default: the client's, named "leader").
 // Elections log term starts and ends at Info, requeues at Debug.
 func WithLogger(log *zap.Logger) Option { return func(o *options) { o.log = log } }
+
+// RequeueOnError makes Run behave as Curator's LeaderSelector with
+// autoRequeue when its function fails: if fn returns an error while the
+// term is still live, Run logs the error at Warn (with the election's
+// logger), resigns, pauses and campaigns again instead of returning the
+// error. The pause doubles from 50 ms to at most 2 s while fn keeps
+// failing, as Run's pauses after failed campaigns do, and starts again at
+// 50 ms after a term whose function returned nil. Run then returns only when
+// ctx ends, the client closes or a campaign fails for good (an invalid path,
+// no permission). Without it (the default) Run resigns and returns fn's
+// error. An error fn returns after its term ended is no failure of fn and
+// is never logged: Run campaigns again with or without this option.
+// Start's Latch has no function and is not affected.
+func RequeueOnError() Option { return func(o *options) { o.requeueOnError = true } }
 
 // WithTelemetryName sets the name under which the election's metrics and spans
 // are recorded (the curator.lock.name attribute; default: the lock path).

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/leader"
 )
@@ -42,6 +45,81 @@ func TestRunRequeuesAndReturnsErrors(t *testing.T) {
 		t.Fatalf("nodes left: %v", n)
 	}
 }
+
+// With RequeueOnError, Run is Curator's LeaderSelector with autoRequeue
+// when takeLeadership throws: fn's error is logged at Warn, the term
+// resigned and a new one campaigned for after a growing pause, and Run
+// keeps going until its ctx ends (without the option it returns fn's error:
+// TestRunRequeuesAndReturnsErrors).
+func TestRunRequeueOnErrorCampaignsAgain(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	ctx, cancel := context.WithCancel(testkit.Ctx(t))
+	defer cancel()
+	c := testkit.Connect(t, zkAddr, ns)
+	core, logs := observer.New(zap.DebugLevel)
+	e := leader.New(c, "/e", leader.WithID("p1"), leader.RequeueOnError(),
+		leader.WithLogger(zap.New(core).Named("scheduler")))
+	boom := errors.New("boom")
+	var tokens []int64
+	fourth := make(chan struct{})
+	ran := make(chan error, 1)
+	go func() {
+		ran <- e.Run(ctx, func(ctx context.Context) error {
+			term := leader.FromContext(ctx)
+			if term == nil || term.Err() != nil {
+				t.Error("fn without a live term")
+				return nil
+			}
+			tokens = append(tokens, term.Token())
+			if len(tokens) <= 3 {
+				return boom
+			}
+			close(fourth)
+			<-ctx.Done()
+			return ctx.Err()
+		})
+	}()
+	select {
+	case <-fourth:
+	case err := <-ran:
+		t.Fatalf("Run returned %v after %d terms, want it to campaign again", err, len(tokens))
+	case <-time.After(testkit.Deadline):
+		t.Fatalf("no fourth term; tokens %v", tokens)
+	}
+	cancel()
+	select {
+	case err := <-ran:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run = %v, want context.Canceled", err)
+		}
+	case <-time.After(testkit.Deadline):
+		t.Fatal("Run did not return after its ctx was cancelled")
+	}
+	// fn ran for the last time before Run returned: tokens is ours now.
+	if len(tokens) != 4 || tokens[0] >= tokens[1] || tokens[1] >= tokens[2] || tokens[2] >= tokens[3] {
+		t.Fatalf("tokens %v: want 4, increasing", tokens)
+	}
+	warned := logs.FilterMessage("leader function failed; campaigning again").All()
+	if len(warned) != 3 {
+		t.Fatalf("%d warnings, want one per failure (3)", len(warned))
+	}
+	for i, w := range warned {
+		f := w.ContextMap()
+		want := requeuePauses[i]
+		if w.Level != zap.WarnLevel || w.LoggerName != "scheduler" || f["error"] != "boom" ||
+			f["token"] != tokens[i] || f["path"] != "/e" || f["pause"] != want {
+			t.Errorf("warning %d: %v %q %v, want warn from scheduler, error boom, token %d, pause %v",
+				i, w.Level, w.LoggerName, f, tokens[i], want)
+		}
+	}
+	if n := testkit.Children(t, c, "/e"); len(n) != 0 {
+		t.Fatalf("nodes left: %v", n)
+	}
+}
+
+// requeuePauses are Run's first pauses: 50 ms, doubling.
+var requeuePauses = []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond}
 
 // Observe reports every change in order, "no leader" included, to a
 // reader that reads late.
