@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 	"go.opentelemetry.io/otel"
@@ -178,6 +179,10 @@ type clientTelemetry struct {
 	recoveries  metric.Int64Counter
 	pending     metric.Int64UpDownCounter
 
+	// state is the connection state last entered, read by the
+	// connection-state gauge's callback; 0 (no state yet) reports none.
+	state atomic.Int32
+
 	reqOpts    [numReqs][numResults][]metric.RecordOption
 	retryOpts  [numReqs][]metric.AddOption
 	stateOpts  [connstate.ReadOnly + 1][]metric.AddOption
@@ -194,8 +199,8 @@ func newClientTelemetry(o *options) *clientTelemetry {
 	if t.tp == nil {
 		t.tp = otel.GetTracerProvider()
 	}
-	t.tracer = t.tp.Tracer(ScopeName)
-	m := t.mp.Meter(ScopeName)
+	t.tracer = t.tp.Tracer(ScopeName, trace.WithInstrumentationVersion(telemetry.Version()))
+	m := t.mp.Meter(ScopeName, metric.WithInstrumentationVersion(telemetry.Version()))
 	noop := metricnoop.Meter{}
 	fallbackH, _ := noop.Float64Histogram("")
 	fallbackC, _ := noop.Int64Counter("")
@@ -238,7 +243,60 @@ func newClientTelemetry(o *options) *clientTelemetry {
 	}
 	t.expiryOpts[expiryClient] = telemetry.AddOpts(metric.WithAttributeSet(attribute.NewSet(attrExpirySource.String("client"))))
 	t.expiryOpts[expiryServer] = telemetry.AddOpts(metric.WithAttributeSet(attribute.NewSet(attrExpirySource.String("server"))))
+	t.zero()
+	t.registerStateGauge(m)
 	return t
+}
+
+// zero makes every series of the client's counters with a known attribute
+// set exist at 0 from Connect on, so that a healthy process exports
+// "0 retries" rather than nothing: a dashboard panel shows 0 instead of
+// "No data", and increase() over a counter's first increment counts it.
+func (t *clientTelemetry) zero() {
+	ctx := context.Background()
+	for r := range numReqs {
+		t.retries.Add(ctx, 0, t.retryOpts[r]...)
+	}
+	for s := connstate.Connected; s <= connstate.ReadOnly; s++ {
+		t.states.Add(ctx, 0, t.stateOpts[s]...)
+	}
+	for _, opts := range t.expiryOpts {
+		t.expirations.Add(ctx, 0, opts...)
+	}
+	t.recoveries.Add(ctx, 0)
+	t.pending.Add(ctx, 0)
+}
+
+// registerStateGauge registers curator.client.connection.state: one series
+// per state, 1 for the state the client is in and 0 for the others (a
+// stat panel shows the state whose series is 1; an alert fires on
+// suspended or lost for a while). A provider that cannot make it gets none.
+// The callback stays registered for the provider's life: after Close the
+// gauge reports the last state the client entered.
+func (t *clientTelemetry) registerStateGauge(m metric.Meter) {
+	g, err := m.Int64ObservableGauge("curator.client.connection.state", metric.WithUnit("1"),
+		metric.WithDescription("The client's connection state: 1 for the state it is in, 0 for the others."))
+	if err != nil || g == nil {
+		return
+	}
+	var opts [connstate.ReadOnly + 1][]metric.ObserveOption
+	for s := connstate.Connected; s <= connstate.ReadOnly; s++ {
+		opts[s] = []metric.ObserveOption{metric.WithAttributeSet(attribute.NewSet(attrState.String(stateNames[s])))}
+	}
+	_, _ = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		cur := connstate.State(t.state.Load())
+		if cur < connstate.Connected || cur > connstate.ReadOnly {
+			return nil
+		}
+		for s := connstate.Connected; s <= connstate.ReadOnly; s++ {
+			v := int64(0)
+			if s == cur {
+				v = 1
+			}
+			o.ObserveInt64(g, v, opts[s]...)
+		}
+		return nil
+	}, g)
 }
 
 // stateNames are the state attribute's values.
@@ -255,9 +313,11 @@ func (t *clientTelemetry) retried(ctx context.Context, req reqKind) {
 	t.retries.Add(ctx, 1, t.retryOpts[req]...)
 }
 
-// stateChanged counts the client's entering s.
+// stateChanged counts the client's entering s, and makes it the state
+// the connection-state gauge reports.
 func (t *clientTelemetry) stateChanged(s connstate.State) {
 	if s >= connstate.Connected && s <= connstate.ReadOnly {
+		t.state.Store(int32(s))
 		t.states.Add(context.Background(), 1, t.stateOpts[s]...)
 	}
 }

@@ -36,6 +36,7 @@ func TestTelemetryClient(t *testing.T) {
 	op := func(name string) attribute.KeyValue { return attribute.String("curator.operation", name) }
 	res := func(name string) attribute.KeyValue { return attribute.String("curator.result", name) }
 	const requests = "curator.client.request.duration"
+	checkState(t, tel, "connected")
 
 	if _, err := c.Create(ctx, "/dir", nil); err != nil {
 		t.Fatal(err)
@@ -91,6 +92,7 @@ func TestTelemetryClient(t *testing.T) {
 			t.Errorf("transitions to %s = %d, want 1", s, got)
 		}
 	}
+	checkState(t, tel, "reconnected")
 
 	// A guaranteed delete that fails while cut off is pending until the
 	// connection is back.
@@ -99,6 +101,7 @@ func TestTelemetryClient(t *testing.T) {
 	}
 	proxy.Cut()
 	states.expect(t, testTimeout, connstate.Suspended)
+	checkState(t, tel, "suspended")
 	dctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	err := c.Delete(dctx, "/gone", Guaranteed())
 	cancel()
@@ -123,6 +126,61 @@ func TestTelemetryClient(t *testing.T) {
 	}
 	if st, err := direct.Exists(ctx, "/gone"); err != nil || st != nil {
 		t.Fatalf("after the guaranteed delete: exists = %v, %v; want gone", st, err)
+	}
+}
+
+// A healthy client's counters exist at 0 from Connect, before anything
+// happened to count: without this, the dashboard's retries, expirations,
+// recoveries and pending-deletes panels showed "No data" on a healthy
+// process, and increase() missed each counter's first increment.
+func TestTelemetryZeroAtConnect(t *testing.T) {
+	srv := server(t)
+	tel := oteltest.New(t)
+	connect(t, srv.Addr(), WithNamespace(newNamespace(t)), WithMeterProvider(tel.Meters))
+
+	type series struct {
+		name  string
+		attrs []attribute.KeyValue
+	}
+	var want []series
+	for _, o := range reqNames {
+		want = append(want, series{"curator.client.retries", []attribute.KeyValue{attribute.String("curator.operation", o)}})
+	}
+	for _, s := range []string{"suspended", "reconnected", "lost", "read_only"} {
+		want = append(want, series{"curator.client.state_transitions", []attribute.KeyValue{attribute.String("curator.state", s)}})
+	}
+	for _, src := range []string{"client", "server"} {
+		want = append(want, series{"curator.client.session_expirations", []attribute.KeyValue{attribute.String("curator.expiry.source", src)}})
+	}
+	want = append(want,
+		series{"curator.client.protected_create.recoveries", nil},
+		series{"curator.client.guaranteed_deletes.pending", nil})
+	for _, w := range want {
+		if !tel.Has(t, w.name, w.attrs...) {
+			t.Errorf("%s%v: no series after Connect, want one at 0", w.name, w.attrs)
+		} else if got := tel.Sum(t, w.name, w.attrs...); got != 0 {
+			t.Errorf("%s%v = %d after Connect, want 0", w.name, w.attrs, got)
+		}
+	}
+	checkState(t, tel, "connected")
+	if v, ok := tel.ScopeVersion(t, ScopeName); !ok || v == "" {
+		t.Errorf("scope %s: version %q (recorded: %v), want the module's", ScopeName, v, ok)
+	}
+}
+
+// checkState fails t unless the connection-state gauge reports want: 1 for
+// it, 0 for every other state.
+func checkState(t *testing.T, tel *oteltest.Telemetry, want string) {
+	t.Helper()
+	for _, s := range stateNames[connstate.Connected:] {
+		v, ok := tel.GaugeValue(t, "curator.client.connection.state", attribute.String("curator.state", s))
+		wantV := 0.0
+		if s == want {
+			wantV = 1
+		}
+		if !ok || v != wantV {
+			t.Errorf("connection state %s = %v (reported: %v), want %v", s, v, ok, wantV)
+		}
 	}
 }
 

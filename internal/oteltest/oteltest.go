@@ -73,6 +73,10 @@ func (tel *Telemetry) Points(t testing.TB, name string) []Point {
 				for _, p := range d.DataPoints {
 					out = append(out, Point{Attrs: p.Attributes, Gauge: p.Value})
 				}
+			case metricdata.Gauge[int64]:
+				for _, p := range d.DataPoints {
+					out = append(out, Point{Attrs: p.Attributes, Gauge: float64(p.Value)})
+				}
 			case metricdata.Histogram[float64]:
 				for _, p := range d.DataPoints {
 					out = append(out, Point{Attrs: p.Attributes, Count: p.Count, Sum: p.Sum})
@@ -120,6 +124,47 @@ func (tel *Telemetry) Count(t testing.TB, name string, want ...attribute.KeyValu
 		}
 	}
 	return n
+}
+
+// Has reports whether the metric name has a series that carries every
+// attribute of want, whatever its value: a counter made to exist at 0
+// has one before its first increment.
+func (tel *Telemetry) Has(t testing.TB, name string, want ...attribute.KeyValue) bool {
+	t.Helper()
+	for _, p := range tel.Points(t, name) {
+		if matches(p.Attrs, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// GaugeValue returns the value of the gauge name's series that carries
+// every attribute of want, and whether there is one.
+func (tel *Telemetry) GaugeValue(t testing.TB, name string, want ...attribute.KeyValue) (float64, bool) {
+	t.Helper()
+	for _, p := range tel.Points(t, name) {
+		if matches(p.Attrs, want) {
+			return p.Gauge, true
+		}
+	}
+	return 0, false
+}
+
+// ScopeVersion returns the version of the instrumentation scope called
+// name among the collected metrics, and whether it recorded any.
+func (tel *Telemetry) ScopeVersion(t testing.TB, name string) (string, bool) {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := tel.Reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatalf("collecting metrics: %v", err)
+	}
+	for _, sm := range rm.ScopeMetrics {
+		if sm.Scope.Name == name {
+			return sm.Scope.Version, true
+		}
+	}
+	return "", false
 }
 
 // Series returns the attribute sets of name's series with a non-zero

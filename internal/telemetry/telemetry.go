@@ -4,6 +4,8 @@
 package telemetry
 
 import (
+	"runtime/debug"
+
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
@@ -60,3 +62,32 @@ func RecordOpts(set metric.MeasurementOption) []metric.RecordOption {
 func AddOpts(set metric.MeasurementOption) []metric.AddOption {
 	return []metric.AddOption{set}
 }
+
+// modulePath is the library's module, whose version is the instrumentation
+// scope version of its meters and tracers.
+const modulePath = "github.com/gocurator/curator"
+
+// Version returns the library's module version as the binary was built
+// with it (v1.2.3, or a pseudo-version), for the instrumentation scope:
+// "(devel)" when the library is the main module (its own tests, a
+// workspace build), "" when the binary carries no build info.
+func Version() string { return version }
+
+var version = func() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	if bi.Main.Path == modulePath {
+		return bi.Main.Version
+	}
+	for _, d := range bi.Deps {
+		if d.Path == modulePath {
+			if d.Replace != nil && d.Replace.Version != "" {
+				return d.Replace.Version
+			}
+			return d.Version
+		}
+	}
+	return ""
+}()

@@ -165,8 +165,8 @@ func newLockInstruments(l *Loop) *lockInstruments {
 	if name == "" {
 		name = l.path
 	}
-	t := &lockInstruments{c: l.c, tracer: l.c.TracerProvider().Tracer(ScopeName)}
-	m := l.c.MeterProvider().Meter(ScopeName)
+	t := &lockInstruments{c: l.c, tracer: l.c.TracerProvider().Tracer(ScopeName, trace.WithInstrumentationVersion(telemetry.Version()))}
+	m := l.c.MeterProvider().Meter(ScopeName, metric.WithInstrumentationVersion(telemetry.Version()))
 	noop := metricnoop.Meter{}
 	fallbackH, _ := noop.Float64Histogram("")
 	fallbackC, _ := noop.Int64Counter("")
@@ -209,6 +209,16 @@ func newLockInstruments(l *Loop) *lockInstruments {
 	t.spanOpts = []trace.SpanStartOption{trace.WithAttributes(k, n)}
 	t.oldest = oldestFor(l.c.MeterProvider())
 	t.observeOpts = []metric.ObserveOption{metric.WithAttributeSet(attribute.NewSet(k, n))}
+	// The lock's counters exist at 0 from its first acquire, so that a
+	// lock never lost nor handed over shows 0, not "No data", and
+	// increase() counts the first loss.
+	ctx := context.Background()
+	t.holders.Add(ctx, 0, t.base...)
+	t.waiters.Add(ctx, 0, t.base...)
+	t.handovers.Add(ctx, 0, t.base...)
+	for r := range numLossReasons {
+		t.losses.Add(ctx, 0, t.lossOpts[r]...)
+	}
 	return t
 }
 

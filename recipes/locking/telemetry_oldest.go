@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/gocurator/curator/internal/telemetry"
 )
 
 // oldestHolds is the curator.lock.hold.oldest gauge of one meter provider:
@@ -33,7 +35,7 @@ func oldestFor(mp metric.MeterProvider) *oldestHolds {
 	if o, ok := oldestByProvider.Load(mp); ok {
 		return o.(*oldestHolds)
 	}
-	m := mp.Meter(ScopeName)
+	m := mp.Meter(ScopeName, metric.WithInstrumentationVersion(telemetry.Version()))
 	g, err := m.Float64ObservableGauge("curator.lock.hold.oldest", metric.WithUnit("s"),
 		metric.WithDescription("Age of the oldest hold of this process on a lock; no series while none is held."))
 	if err != nil && g == nil {

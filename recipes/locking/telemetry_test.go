@@ -31,6 +31,48 @@ func TestTelemetry(t *testing.T) {
 		t.Parallel()
 		testTelemetryRevocation(t, zkAddr)
 	})
+	t.Run("zero", func(t *testing.T) {
+		t.Parallel()
+		testTelemetryZero(t, zkAddr)
+	})
+}
+
+// A lock's counters exist at 0 from its first acquire: the dashboard's
+// losses and hand-overs panels showed "No data" for a lock never lost nor
+// handed over, and increase() missed the first loss. The scope carries the
+// module's version.
+func testTelemetryZero(t *testing.T, addr string) {
+	tel := oteltest.New(t)
+	ctx := testkit.Ctx(t)
+	c := testkit.Connect(t, addr, testkit.Unique(t), framework.WithMeterProvider(tel.Meters))
+	h, err := locking.New(c, "/locks/z", mutexDriver).Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	name := attribute.String("curator.lock.name", "/locks/z")
+	kind := attribute.String("curator.lock.kind", "mutex")
+	type series struct {
+		metric string
+		extra  []attribute.KeyValue
+	}
+	want := []series{{"curator.lock.handovers", nil}, {"curator.lock.holders", nil}, {"curator.lock.waiters", nil}}
+	for _, r := range []string{"suspended", "session_expired", "read_only", "connection", "node_deleted", "revoked"} {
+		want = append(want, series{"curator.lock.losses", []attribute.KeyValue{attribute.String("curator.loss.reason", r)}})
+	}
+	for _, w := range want {
+		attrs := append([]attribute.KeyValue{kind, name}, w.extra...)
+		if !tel.Has(t, w.metric, attrs...) {
+			t.Errorf("%s%v: no series after an acquire, want one at 0", w.metric, w.extra)
+		} else if got := tel.Sum(t, w.metric, attrs...); got != 0 {
+			t.Errorf("%s%v = %d, want 0", w.metric, w.extra, got)
+		}
+	}
+	if v, ok := tel.ScopeVersion(t, locking.ScopeName); !ok || v == "" {
+		t.Errorf("scope %s: version %q (recorded: %v), want the module's", locking.ScopeName, v, ok)
+	}
 }
 
 var mutexDriver = locking.StandardDriver{LockName: "lock-"}
