@@ -195,7 +195,7 @@ func TestConnectRejectsBadInput(t *testing.T) {
 		{"nil dialer", WithDialer(nil)},
 		{"expiry percent 0", WithSessionExpiryPercent(0)},
 		{"expiry percent 101", WithSessionExpiryPercent(101)},
-		{"relative namespace", WithNamespace("/app")},
+		{"namespace with an empty segment", WithNamespace("//app")},
 		{"namespace with trailing slash", WithNamespace("app/")},
 		{"namespace with dotdot", WithNamespace("app/../x")},
 		{"namespace with NUL", WithNamespace("a\x00")},

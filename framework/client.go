@@ -77,9 +77,12 @@ type handle struct {
 
 // Connect connects to the ZooKeeper servers of connectString,
 // host:port[,host:port...][/chroot], and returns once a session is
-// established (and its credentials added). If ctx ends first, or the
-// connection timeout passes, Connect returns the error and leaves nothing
-// running.
+// established (and its credentials added). If ctx ends first, Connect
+// returns an error wrapping ctx's error; if the connection timeout
+// (WithConnectionTimeout) passes first, one wrapping ErrConnectTimeout.
+// Either error also wraps the last dial error of each server that could not
+// be reached (errors.Is(err, syscall.ECONNREFUSED) works), and nothing is
+// left running.
 func Connect(ctx context.Context, connectString string, opts ...Option) (*Client, error) {
 	if ctx == nil {
 		return nil, invalid("nil context")
@@ -147,8 +150,26 @@ func Connect(ctx context.Context, connectString string, opts ...Option) (*Client
 		}
 	case <-wctx.Done():
 	}
+	err = connectFailed(ctx, connectString, o.connectionTimeout, h.wire.dialErrors())
 	_ = c.Close()
-	return nil, fmt.Errorf("curator: connect %q: %w", connectString, wctx.Err())
+	return nil, err
+}
+
+// connectFailed is Connect's error when no session was made in time: ctx's
+// error if the caller's ctx ended, ErrConnectTimeout if the connection
+// timeout passed first, followed by the last dial error of each server
+// that could not be reached (dials nil if none failed).
+func connectFailed(ctx context.Context, connectString string, timeout time.Duration, dials error) error {
+	var err error
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		err = fmt.Errorf("curator: connect %q: %w", connectString, ctxErr)
+	} else {
+		err = fmt.Errorf("%w: no session with %q within %v", ErrConnectTimeout, connectString, timeout)
+	}
+	if dials == nil {
+		return err
+	}
+	return fmt.Errorf("%w: %w", err, dials)
 }
 
 // dial makes a new go-zookeeper connection; its events are tagged with gen.

@@ -1,6 +1,9 @@
 package framework
 
-import "errors"
+import (
+	"context"
+	"errors"
+)
 
 // Sentinel errors, matched with errors.Is. ZooKeeper's own errors (zk.ErrNoNode,
 // zk.ErrNodeExists, zk.ErrBadVersion, zk.ErrNoAuth, ...) are returned wrapped,
@@ -49,4 +52,20 @@ var (
 	// ErrNotHeld, and the queries report nothing held (Err ErrNotHeld, Done
 	// closed, IsHeld false, FencingToken 0, Node ""). Nothing panics.
 	ErrNilHandle = errors.New("curator: nil handle")
+	// ErrConnectTimeout is returned by Connect when the connection timeout
+	// (WithConnectionTimeout, 15s by default) passes with no session while
+	// the caller's ctx is still live; it also matches
+	// context.DeadlineExceeded, as timeouts here are contexts. When the
+	// caller's ctx ends first, Connect returns ctx's error instead. Either
+	// way the error also carries the last dial error of each server that
+	// could not be reached (errors.Is(err, syscall.ECONNREFUSED) works).
+	ErrConnectTimeout error = connectTimeout{}
 )
+
+// connectTimeout is ErrConnectTimeout: a type of its own so that it also
+// matches context.DeadlineExceeded without saying so in every message.
+type connectTimeout struct{}
+
+func (connectTimeout) Error() string { return "curator: connection timeout" }
+
+func (connectTimeout) Is(target error) bool { return target == context.DeadlineExceeded }

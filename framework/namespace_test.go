@@ -269,3 +269,57 @@ func TestNamespacesAreIsolated(t *testing.T) {
 		t.Fatalf("Get(/same) in a = %q, %v", data, err)
 	}
 }
+
+// WithNamespace("/myapp") is a natural guess and is accepted; an invalid
+// namespace fails with one message that names what the user wrote (not a
+// path made of it, such as "//myapp") and says "curator:" once.
+func TestWithNamespaceInput(t *testing.T) {
+	tests := []struct {
+		name    string
+		ns      string
+		want    string // the namespace kept, with its slash; "" for none
+		wantErr string // the whole message; "" for none
+	}{
+		{"plain", "myapp", "/myapp", ""},
+		{"leading slash", "/myapp", "/myapp", ""},
+		{"nested", "myapp/locks", "/myapp/locks", ""},
+		{"nested with leading slash", "/myapp/locks", "/myapp/locks", ""},
+		{"empty is none", "", "", ""},
+		{"root is none", "/", "", ""},
+		{"two leading slashes", "//myapp", "", `curator: invalid option: namespace "//myapp": empty segment`},
+		{"trailing slash", "myapp/", "", `curator: invalid option: namespace "myapp/": trailing slash`},
+		{"trailing slash after leading", "/myapp/", "", `curator: invalid option: namespace "/myapp/": trailing slash`},
+		{"empty segment", "a//b", "", `curator: invalid option: namespace "a//b": empty segment`},
+		{"dotdot", "a/../b", "", `curator: invalid option: namespace "a/../b": relative segment ..`},
+		{"dot", "/.", "", `curator: invalid option: namespace "/.": relative segment .`},
+		{"NUL", "a\x00", "", `curator: invalid option: namespace "a\x00": NUL character`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := defaultOptions()
+			o.namespace = "/before"
+			err := WithNamespace(tt.ns)(&o)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("WithNamespace(%q) = %v, want nil", tt.ns, err)
+				}
+				if o.namespace != tt.want {
+					t.Fatalf("WithNamespace(%q) kept %q, want %q", tt.ns, o.namespace, tt.want)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("WithNamespace(%q) = nil, want %q", tt.ns, tt.wantErr)
+			}
+			if !errors.Is(err, ErrInvalidOption) {
+				t.Errorf("WithNamespace(%q) = %v, want ErrInvalidOption", tt.ns, err)
+			}
+			if err.Error() != tt.wantErr {
+				t.Errorf("WithNamespace(%q) = %q, want %q", tt.ns, err.Error(), tt.wantErr)
+			}
+			if n := strings.Count(err.Error(), "curator:"); n != 1 {
+				t.Errorf("%q says curator: %d times, want once", err.Error(), n)
+			}
+		})
+	}
+}

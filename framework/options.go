@@ -3,6 +3,7 @@ package framework
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -124,19 +125,27 @@ func WithRetryPolicy(p retry.Policy) Option {
 	}
 }
 
-// WithNamespace prefixes every path with "/"+ns. The namespace node is
-// created lazily, as a container, the first time a create needs it. ns must
-// be a valid path without its leading slash, such as "app" or "app/locks".
+// WithNamespace prefixes every path with the namespace ns. The namespace
+// node is created lazily, as a container, the first time a create needs it.
+// ns is a path with or without its leading slash: "app", "/app" and
+// "app/locks" are valid; "" and "/" mean no namespace. Anything else that
+// is not a valid path (see ValidatePath) once a leading slash is added,
+// such as "app/", "//app" or "a/../b", makes Connect fail with an error
+// wrapping ErrInvalidOption that names ns as written.
 func WithNamespace(ns string) Option {
 	return func(o *options) error {
-		if ns == "" {
+		p := ns
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p
+		}
+		if p == "/" {
 			o.namespace = ""
 			return nil
 		}
-		if err := ValidatePath("/" + ns); err != nil {
-			return invalid("namespace %q: %w", ns, err)
+		if why := pathProblem(p); why != "" {
+			return invalid("namespace %q: %s", ns, why)
 		}
-		o.namespace = "/" + ns
+		o.namespace = p
 		return nil
 	}
 }

@@ -18,26 +18,35 @@ import (
 // ErrInvalidPath. It does not check the path's length: a request too large
 // for the server is refused with ErrDataTooLarge.
 func ValidatePath(p string) error {
-	bad := func(why string) error { return fmt.Errorf("%w %q: %s", ErrInvalidPath, p, why) }
+	if why := pathProblem(p); why != "" {
+		return fmt.Errorf("%w %q: %s", ErrInvalidPath, p, why)
+	}
+	return nil
+}
+
+// pathProblem says what is wrong with p by the rules of ValidatePath, ""
+// if nothing: the reason alone, for callers that name the input their own
+// way (WithNamespace names what the user wrote, not the path made of it).
+func pathProblem(p string) string {
 	switch {
 	case p == "":
-		return bad("empty")
+		return "empty"
 	case p[0] != '/':
-		return bad("not absolute")
+		return "not absolute"
 	case p == "/":
-		return nil
+		return ""
 	case p[len(p)-1] == '/':
-		return bad("trailing slash")
+		return "trailing slash"
 	case !utf8.ValidString(p):
-		return bad("not UTF-8")
+		return "not UTF-8"
 	}
 	for rest := p[1:]; ; {
 		seg, after, more := strings.Cut(rest, "/")
 		switch seg {
 		case "":
-			return bad("empty segment")
+			return "empty segment"
 		case ".", "..":
-			return bad("relative segment " + seg)
+			return "relative segment " + seg
 		}
 		if !more {
 			break
@@ -47,16 +56,16 @@ func ValidatePath(p string) error {
 	for _, r := range p {
 		switch {
 		case r == 0:
-			return bad("NUL character")
+			return "NUL character"
 		case r < 0x20, r >= 0x7f && r <= 0x9f:
-			return bad("control character")
+			return "control character"
 		case r >= 0xd800 && r <= 0xf8ff, r >= 0xfff0 && r <= 0xffff:
-			return bad(fmt.Sprintf("reserved character %U", r))
+			return fmt.Sprintf("reserved character %U", r)
 		case r > 0xffff:
-			return bad(fmt.Sprintf("character %U outside the Basic Multilingual Plane (a UTF-16 surrogate pair, which ZooKeeper rejects)", r))
+			return fmt.Sprintf("character %U outside the Basic Multilingual Plane (a UTF-16 surrogate pair, which ZooKeeper rejects)", r)
 		}
 	}
-	return nil
+	return ""
 }
 
 // JoinPath joins a parent path and a child name.

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,6 +63,14 @@ type wire struct {
 	want      map[string]wanted      // creates to watch, by request path
 	pending   map[int32]string       // xid -> request path, in flight
 	got       map[string]createReply // request path -> reply
+	// dialErrs is the last error of a dial to each server that failed,
+	// in the order the servers were first tried (see dialErrors).
+	dialErrs []serverDialError
+}
+
+type serverDialError struct {
+	addr string
+	err  error
 }
 
 type createReply struct {
@@ -193,6 +203,7 @@ func (w *wire) dialer(d zk.Dialer) zk.Dialer {
 	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
 		conn, err := d(network, addr, timeout)
 		if err != nil {
+			w.dialFailed(addr, err)
 			return nil, err
 		}
 		wc := &wireConn{Conn: conn, w: w, watchesSet: make(chan struct{}), addr: addr}
@@ -219,6 +230,65 @@ func (w *wire) dialer(d zk.Dialer) zk.Dialer {
 		w.mu.Unlock()
 		return wc, nil
 	}
+}
+
+// dialFailed records err as the last dial error of the server addr. Dials
+// after abandon fail with net.ErrClosed of the wire's own making and are
+// not recorded.
+func (w *wire) dialFailed(addr string, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.abandoned {
+		return
+	}
+	for i := range w.dialErrs {
+		if w.dialErrs[i].addr == addr {
+			w.dialErrs[i].err = err
+			return
+		}
+	}
+	w.dialErrs = append(w.dialErrs, serverDialError{addr, err})
+}
+
+// dialErrors returns the last dial error of each server whose dial failed,
+// nil if none did: Connect's error carries it, so that why no session was
+// made (connection refused, no route, a TLS handshake) reaches the caller
+// rather than only a debug log. The result unwraps to each error, so
+// errors.Is(err, syscall.ECONNREFUSED) works.
+func (w *wire) dialErrors() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.dialErrs) == 0 {
+		return nil
+	}
+	return dialErrors(slices.Clone(w.dialErrs))
+}
+
+// dialErrors is the last dial error of each server tried, in order.
+type dialErrors []serverDialError
+
+func (e dialErrors) Error() string {
+	var b strings.Builder
+	for i, d := range e {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		msg := d.err.Error()
+		if !strings.Contains(msg, d.addr) {
+			// A custom dialer's error may not name the server.
+			b.WriteString("dial " + d.addr + ": ")
+		}
+		b.WriteString(msg)
+	}
+	return b.String()
+}
+
+func (e dialErrors) Unwrap() []error {
+	errs := make([]error, len(e))
+	for i, d := range e {
+		errs[i] = d.err
+	}
+	return errs
 }
 
 // abandon closes the connection's socket, if any, and refuses new ones:
