@@ -274,7 +274,7 @@ func (t *clientTelemetry) zero() {
 // The callback stays registered for the provider's life: after Close the
 // gauge reports the last state the client entered.
 func (t *clientTelemetry) registerStateGauge(m metric.Meter) {
-	g, err := m.Int64ObservableGauge("curator.client.connection.state", metric.WithUnit("1"),
+	g, err := m.Int64ObservableGauge("curator.client.connection.state", metric.WithUnit("{state}"),
 		metric.WithDescription("The client's connection state: 1 for the state it is in, 0 for the others."))
 	if err != nil || g == nil {
 		return

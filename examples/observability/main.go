@@ -35,7 +35,7 @@ import (
 func main() {
 	var cfg config
 	flag.StringVar(&cfg.ZK, "zk", "127.0.0.1:2181", "ZooKeeper connect string")
-	flag.StringVar(&cfg.Listen, "listen", "127.0.0.1:9464", "address of the /metrics endpoint")
+	flag.StringVar(&cfg.Listen, "listen", defaultListen, "address of the /metrics endpoint")
 	flag.StringVar(&cfg.Namespace, "namespace", "examples-observability", "namespace of the locks")
 	flag.IntVar(&cfg.Workers, "workers", 4, "workers contending for the orders lock")
 	flag.DurationVar(&cfg.Hold, "hold", 20*time.Millisecond, "how long a worker holds the orders lock")
@@ -57,6 +57,9 @@ func main() {
 	}
 }
 
+// defaultListen is -listen's default, the target of prometheus.yml.
+const defaultListen = "127.0.0.1:9464"
+
 // config is what run needs; main fills it from flags, tests directly.
 type config struct {
 	ZK, Listen, Namespace string
@@ -65,6 +68,9 @@ type config struct {
 	SessionTimeout        time.Duration
 	// Ready, if set, is called with the metrics address once it serves.
 	Ready func(addr string)
+	// Begin, if set, holds the recipes back until it closes: the metrics
+	// of a connected client that has taken no lock yet can be scraped.
+	Begin <-chan struct{}
 }
 
 // Lock paths of the example, in the namespace.
@@ -108,6 +114,13 @@ func run(ctx context.Context, cfg config) error {
 	defer c.Close()
 	if cfg.Ready != nil {
 		cfg.Ready(ln.Addr().String())
+	}
+	if cfg.Begin != nil {
+		select {
+		case <-cfg.Begin:
+		case <-ctx.Done():
+			return nil
+		}
 	}
 
 	var wg sync.WaitGroup

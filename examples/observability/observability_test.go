@@ -30,21 +30,27 @@ const deadline = 60 * time.Second
 // of the Grafana dashboard and of the alerting rules must then return
 // series, and Prometheus must evaluate every rule without error. A metric
 // renamed without the dashboard and the rules following fails here.
+//
+// Before that, right after Connect and before any lock, every panel of the
+// client row must show a series: five panels showed "No data" on a
+// healthy process while their counters waited for a first increment.
 func TestDashboardAndAlertQueries(t *testing.T) {
 	prom := ensurePrometheus(t)
-	dashboard := dashboardQueries(t)
+	dashboard, atConnect := dashboardQueries(t)
 
 	srv := zktest.StartServer(t)
 	proxy := zktest.NewProxy(t, srv.Addr())
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
+	begin := make(chan struct{})
 	go func() {
 		done <- run(ctx, config{
 			ZK: proxy.Addr(), Listen: "127.0.0.1:0", Namespace: "observability-test",
 			Workers: 3, Hold: 5 * time.Millisecond, Term: time.Second,
 			SessionTimeout: 2 * time.Second,
 			Ready:          func(addr string) { ready <- addr },
+			Begin:          begin,
 		})
 	}()
 	t.Cleanup(func() {
@@ -64,6 +70,17 @@ func TestDashboardAndAlertQueries(t *testing.T) {
 
 	api := startPrometheus(t, prom, target, rulesFile(t))
 	alerts := alertQueries(t, api)
+
+	// Connected, no lock taken yet: the client's panels already have
+	// series (0 for the counters, 1 for the connected state).
+	waitSeries(t, api, atConnect)
+	for _, q := range []string{
+		`curator_client_guaranteed_deletes_pending == 0`,
+		`curator_client_connection_state{curator_state="connected"} == 1`,
+	} {
+		waitSeries(t, api, []string{q})
+	}
+	close(begin)
 
 	// A lost reply: a protected create recovered on its retry.
 	select {
@@ -98,15 +115,25 @@ func ensurePrometheus(t *testing.T) string {
 }
 
 // dashboardQueries returns the expr of every target of every panel of the
-// Grafana dashboard.
-func dashboardQueries(t *testing.T) []string {
+// Grafana dashboard, with its job and instance variables matching any
+// value, and, of those, the queries that must return series right after
+// Connect: the client row's, but for those over request durations (no
+// request has been made yet).
+func dashboardQueries(t *testing.T) (all, atConnect []string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "grafana-dashboard.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var d struct {
+		Templating struct {
+			List []struct {
+				Name     string `json:"name"`
+				AllValue string `json:"allValue"`
+			} `json:"list"`
+		} `json:"templating"`
 		Panels []struct {
+			Type    string `json:"type"`
 			Title   string `json:"title"`
 			Targets []struct {
 				Expr string `json:"expr"`
@@ -116,19 +143,45 @@ func dashboardQueries(t *testing.T) []string {
 	if err := json.Unmarshal(b, &d); err != nil {
 		t.Fatalf("dashboard: %v", err)
 	}
-	var out []string
+	// Grafana substitutes a variable set to All with its allValue.
+	vars := map[string]string{}
+	for _, v := range d.Templating.List {
+		if v.Name == "job" || v.Name == "instance" {
+			vars["$"+v.Name] = v.AllValue
+		}
+	}
+	for _, v := range []string{"$job", "$instance"} {
+		if vars[v] == "" {
+			t.Fatalf("dashboard: no %s variable with an allValue", v)
+		}
+	}
+	row := ""
 	for _, p := range d.Panels {
+		if p.Type == "row" {
+			row = p.Title
+			continue
+		}
 		for _, tg := range p.Targets {
 			if tg.Expr == "" {
 				t.Fatalf("dashboard panel %q: a target without expr", p.Title)
 			}
-			out = append(out, tg.Expr)
+			if !strings.Contains(tg.Expr, `job=~"$job"`) || !strings.Contains(tg.Expr, `instance=~"$instance"`) {
+				t.Errorf("dashboard panel %q: %s does not filter on $job and $instance", p.Title, tg.Expr)
+			}
+			q := tg.Expr
+			for k, v := range vars {
+				q = strings.ReplaceAll(q, k, v)
+			}
+			all = append(all, q)
+			if row == "ZooKeeper client" && !strings.Contains(q, "curator_client_request_duration_seconds") {
+				atConnect = append(atConnect, q)
+			}
 		}
 	}
-	if len(out) == 0 {
-		t.Fatal("dashboard without queries")
+	if len(all) == 0 || len(atConnect) == 0 {
+		t.Fatal("dashboard without queries, or without a ZooKeeper client row")
 	}
-	return out
+	return all, atConnect
 }
 
 // rulesFile returns the alerting rules' file, absolute.
@@ -348,5 +401,26 @@ func waitRulesHealthy(t *testing.T, api string) {
 			t.Fatalf("rules not evaluated: %v", pending)
 		}
 		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// The prometheus.yml shipped with the example is valid for Prometheus's
+// own checker (its rules file included) and scrapes the example's default
+// -listen address.
+func TestPrometheusConfig(t *testing.T) {
+	ensurePrometheus(t)
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Fatalf("promtool not on PATH: %v", err)
+	}
+	if out, err := exec.Command(promtool, "check", "config", "prometheus.yml").CombinedOutput(); err != nil {
+		t.Fatalf("promtool check config prometheus.yml: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile("prometheus.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"`+defaultListen+`"`) {
+		t.Errorf("prometheus.yml does not scrape the default -listen address %s", defaultListen)
 	}
 }
