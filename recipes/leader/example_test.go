@@ -5,17 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/leader"
 )
 
-// zkAddr is the ZooKeeper address, such as "127.0.0.1:2181" (here: the
-// test server's).
+// The examples connect to the servers in $GOCURATOR_ZK, as the gocurator
+// CLI does: a connect string such as "127.0.0.1:2181" (the tests' TestMain
+// sets it to the package's test server).
 
 func ExampleElection_Campaign() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-campaign"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-campaign"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -38,7 +40,7 @@ func ExampleElection_Campaign() {
 // A term looks like a context: stop leading when Done closes.
 func ExampleTerm_Done() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-done"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-done"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -59,7 +61,7 @@ func ExampleTerm_Done() {
 // FencedMulti makes ZooKeeper refuse a deposed leader's write.
 func ExampleTerm_FencedMulti() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-fenced"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-fenced"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -88,7 +90,7 @@ func ExampleTerm_FencedMulti() {
 func ExampleElection_Run() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-run"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-run"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -110,7 +112,7 @@ func ExampleElection_Run() {
 func ExampleElection_Observe() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-observe"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-observe"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -136,7 +138,7 @@ func ExampleElection_Observe() {
 // HasLeadership and isLeader/notLeader callbacks.
 func ExampleElection_Start() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-latch"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-latch"))
 	if err != nil {
 		log.Fatal(err)
 	}

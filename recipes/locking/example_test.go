@@ -5,14 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
 	"strings"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locking"
 )
 
-// zkAddr is the ZooKeeper address, such as "127.0.0.1:2181" (here: the
-// test server's).
+// The examples connect to the servers in $GOCURATOR_ZK, as the gocurator
+// CLI does: a connect string such as "127.0.0.1:2181" (the tests' TestMain
+// sets it to the package's test server).
 
 // leaderDriver is a custom recipe: the oldest "leader-" node leads, every
 // other candidate watches the one just ahead of it. Three methods are all a
@@ -44,7 +46,7 @@ func (leaderDriver) GetsTheLock(l locking.Listing) (locking.Verdict, error) {
 // A custom recipe built on the shared loop: leader election.
 func Example_customRecipe() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-custom"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-custom"))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -12,12 +13,13 @@ import (
 	"github.com/gocurator/curator/recipes/mutex"
 )
 
-// zkAddr is the ZooKeeper address, such as "127.0.0.1:2181" (here: the
-// test server's).
+// The examples connect to the servers in $GOCURATOR_ZK, as the gocurator
+// CLI does: a connect string such as "127.0.0.1:2181" (the tests' TestMain
+// sets it to the package's test server).
 
 func ExampleNew() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-new"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-new"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -36,7 +38,7 @@ func ExampleNew() {
 // A lost hold looks like a context: select on Done.
 func ExampleMutex_Done() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-done"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-done"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func ExampleMutex_Done() {
 // A timeout is a context deadline; a failed acquire leaves no node.
 func ExampleMutex_Acquire_timeout() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-timeout"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-timeout"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -90,7 +92,7 @@ func ExampleMutex_Acquire_timeout() {
 
 func ExampleMutex_TryAcquire() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-try"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-try"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -118,7 +120,7 @@ func ExampleMutex_TryAcquire() {
 // FencedMulti makes ZooKeeper itself reject the write once the lock is gone.
 func ExampleMutex_FencedMulti() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-fenced"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-fenced"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -147,7 +149,7 @@ func ExampleMutex_FencedMulti() {
 
 func ExampleRevocable() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-revocable"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-revocable"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -179,7 +181,7 @@ func ExampleRevocable() {
 // most 16 times in a row before the other processes get their turn.
 func ExampleWithLocalHandover() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-handover"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-handover"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -213,7 +215,7 @@ func ExampleWithLocalHandover() {
 // than the one before, at one round trip per local hand-over.
 func ExampleWithPerHolderTokens() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-tokens"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-tokens"))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -5,19 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
 	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/rwlock"
 )
 
-// zkAddr is the ZooKeeper address, such as "127.0.0.1:2181" (here: the
-// test server's).
+// The examples connect to the servers in $GOCURATOR_ZK, as the gocurator
+// CLI does: a connect string such as "127.0.0.1:2181" (the tests' TestMain
+// sets it to the package's test server).
 
 // Readers share the lock; a writer has it alone.
 func ExampleNew() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-new"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-new"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func ExampleNew() {
 // A writer with a timeout, fencing its write with the lock node.
 func ExampleRWLock_WriteLock() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-write"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-write"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -80,7 +82,7 @@ func ExampleRWLock_WriteLock() {
 // The reverse, an upgrade, is refused.
 func ExampleRWLock_ReadLock() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-downgrade"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-downgrade"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -108,7 +110,7 @@ func ExampleRWLock_ReadLock() {
 // Non-blocking attempts: TryAcquire never waits for another holder.
 func ExampleLock_TryAcquire() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("example-try"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-try"))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
 	"time"
 
 	"github.com/gocurator/curator/framework"
@@ -11,12 +12,13 @@ import (
 	"github.com/gocurator/curator/recipes/shared"
 )
 
-// zkAddr is the ZooKeeper address, such as "127.0.0.1:2181" (here: the
-// test server's).
+// The examples connect to the servers in $GOCURATOR_ZK, as the gocurator
+// CLI does: a connect string such as "127.0.0.1:2181" (the tests' TestMain
+// sets it to the package's test server).
 
 func ExampleNew() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("app"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("app"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func ExampleNew() {
 // InterProcessSemaphoreV2 need the V2 layout.
 func ExampleCuratorV2() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("app"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("app"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -56,7 +58,7 @@ func ExampleCuratorV2() {
 
 func ExampleSemaphore_TryAcquire() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("app"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("app"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -78,7 +80,7 @@ func ExampleSemaphore_TryAcquire() {
 
 // AcquireN is all or nothing under one deadline.
 func ExampleSemaphore_AcquireN() {
-	c, err := framework.Connect(context.Background(), zkAddr, framework.WithNamespace("app"))
+	c, err := framework.Connect(context.Background(), os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("app"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -101,7 +103,7 @@ func ExampleSemaphore_AcquireN() {
 // A lost lease looks like a context: select on Done.
 func ExampleLease_Done() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("app"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("app"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -125,7 +127,7 @@ func ExampleLease_Done() {
 // The maximum can live in ZooKeeper and change at run time.
 func ExampleWithMaxLeasesFrom() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("app"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("app"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -150,7 +152,7 @@ func ExampleWithMaxLeasesFrom() {
 // released from any goroutine.
 func ExampleNewMutex() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("app"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("app"))
 	if err != nil {
 		log.Fatal(err)
 	}

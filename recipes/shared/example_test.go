@@ -4,17 +4,19 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/shared"
 )
 
-// zkAddr is the ZooKeeper address, such as "127.0.0.1:2181" (here: the
-// test server's).
+// The examples connect to the servers in $GOCURATOR_ZK, as the gocurator
+// CLI does: a connect string such as "127.0.0.1:2181" (the tests' TestMain
+// sets it to the package's test server).
 
 func ExampleCount() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("app"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("app"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func ExampleCount() {
 // Start keeps a cached copy current; Listen reports every new value.
 func ExampleCount_Listen() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr, framework.WithNamespace("app"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("app"))
 	if err != nil {
 		log.Fatal(err)
 	}
