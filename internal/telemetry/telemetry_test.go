@@ -39,3 +39,11 @@ func TestTracing(t *testing.T) {
 		t.Fatal("a span of the global default does not record once a provider is set")
 	}
 }
+
+// The scope version is the module's as built: a test binary's main module
+// is gocurator, which the go command builds as "(devel)".
+func TestVersion(t *testing.T) {
+	if got := Version(); got != "(devel)" {
+		t.Errorf("Version() = %q, want (devel) in the module's own tests", got)
+	}
+}
