@@ -123,7 +123,8 @@ func WaitClosed(t testing.TB, ch <-chan struct{}, what string) {
 }
 
 // Main runs a package's tests with one real ZooKeeper server for all of
-// them, its connect string in *addr, stopped before goleak looks for
+// them, its connect string in *addr and in $GOCURATOR_ZK (where the
+// examples read it, as a program would), stopped before goleak looks for
 // leftover goroutines: func TestMain(m *testing.M) { testkit.Main(m, &addr) }.
 func Main(m *testing.M, addr *string) {
 	goleak.VerifyTestMain(withServer{m: m, addr: addr})
@@ -142,8 +143,16 @@ func (w withServer) Run() int {
 	}
 	defer srv.Close()
 	*w.addr = srv.ConnectString()
+	if err := os.Setenv(ServersEnv, *w.addr); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	return w.m.Run()
 }
+
+// ServersEnv is the variable Main sets to the server's connect string: the
+// one the gocurator command reads, and the examples.
+const ServersEnv = "GOCURATOR_ZK"
 
 // FourLetterWord sends cmd (wchc, wchp, mntr, ...) to the server at addr
 // (host:port) and returns its whole answer.

@@ -3,45 +3,22 @@ package rwlock_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/rwlock"
-	"github.com/gocurator/curator/zktest"
 )
 
 // zkAddr is the package's ZooKeeper server, started by TestMain for every
-// test, benchmark and example. Every test works in a namespace of its own.
+// test, benchmark and example (the examples read it from $GOCURATOR_ZK, as
+// a program would). Every test works in a namespace of its own.
 var zkAddr string
 
-// TestMain starts the package's ZooKeeper server for every test, and
-// puts its address in $GOCURATOR_ZK, where the examples read it as a
-// program would.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(withServer{m}) }
-
-type withServer struct{ m *testing.M }
-
-func (w withServer) Run() int {
-	srv, err := zktest.Launch()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer srv.Close()
-	zkAddr = srv.ConnectString()
-	if err := os.Setenv("GOCURATOR_ZK", zkAddr); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return w.m.Run()
-}
+func TestMain(m *testing.M) { testkit.Main(m, &zkAddr) }
 
 // acquireAsync runs Acquire on its own goroutine; the channel gets its
 // result.
