@@ -293,6 +293,7 @@ func (c *Client) Close() error {
 		c.closeConn(h, connected)
 		c.wg.Wait()
 		c.listeners.Close()
+		c.tel.close()
 		c.log.Debug("closed")
 	})
 	return nil

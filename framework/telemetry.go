@@ -182,6 +182,9 @@ type clientTelemetry struct {
 	// state is the connection state last entered, read by the
 	// connection-state gauge's callback; 0 (no state yet) reports none.
 	state atomic.Int32
+	// gauge is the connection-state gauge's callback, unregistered by
+	// close; nil if the provider made none.
+	gauge metric.Registration
 
 	reqOpts    [numReqs][numResults][]metric.RecordOption
 	retryOpts  [numReqs][]metric.AddOption
@@ -271,8 +274,8 @@ func (t *clientTelemetry) zero() {
 // per state, 1 for the state the client is in and 0 for the others (a
 // stat panel shows the state whose series is 1; an alert fires on
 // suspended or lost for a while). A provider that cannot make it gets none.
-// The callback stays registered for the provider's life: after Close the
-// gauge reports the last state the client entered.
+// The callback is unregistered when the client closes (close): a closed
+// client reports no state.
 func (t *clientTelemetry) registerStateGauge(m metric.Meter) {
 	g, err := m.Int64ObservableGauge("curator.client.connection.state", metric.WithUnit("{state}"),
 		metric.WithDescription("The client's connection state: 1 for the state it is in, 0 for the others."))
@@ -283,7 +286,7 @@ func (t *clientTelemetry) registerStateGauge(m metric.Meter) {
 	for s := connstate.Connected; s <= connstate.ReadOnly; s++ {
 		opts[s] = []metric.ObserveOption{metric.WithAttributeSet(attribute.NewSet(attrState.String(stateNames[s])))}
 	}
-	_, _ = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+	t.gauge, _ = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		cur := connstate.State(t.state.Load())
 		if cur < connstate.Connected || cur > connstate.ReadOnly {
 			return nil
@@ -297,6 +300,13 @@ func (t *clientTelemetry) registerStateGauge(m metric.Meter) {
 		}
 		return nil
 	}, g)
+}
+
+// close unregisters the connection-state gauge's callback.
+func (t *clientTelemetry) close() {
+	if t.gauge != nil {
+		_ = t.gauge.Unregister()
+	}
 }
 
 // stateNames are the state attribute's values.
