@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
 	"regexp"
 	"time"
 
@@ -13,15 +14,14 @@ import (
 	"github.com/gocurator/curator/zktest"
 )
 
-// zkAddr returns the ZooKeeper address, such as "127.0.0.1:2181" (here: the
-// package's test server's, started on first use).
-func zkAddr() string { return framework.SharedServerAddr() }
+// The examples connect to the servers in $GOCURATOR_ZK, a connect string
+// such as "127.0.0.1:2181" (in the package's tests: its test server's).
 
 func ExampleConnect() {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	// A connect string may end with a chroot: here /example-connect.
-	c, err := framework.Connect(ctx, zkAddr()+"/example-connect",
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK")+"/example-connect",
 		framework.WithNamespace("orders"),
 		framework.WithSessionTimeout(30*time.Second),
 		framework.WithRetryPolicy(retry.BoundedExponentialBackoff(100*time.Millisecond, 5*time.Second, 10)),
@@ -51,7 +51,7 @@ func ExampleConnect() {
 
 func ExampleClient_Create() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr(), framework.WithNamespace("example-create"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-create"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func ExampleClient_Create() {
 func ExampleClient_Listen() {
 	ctx := context.Background()
 	// A proxy stands in for the network, so that the example can cut it.
-	proxy, err := zktest.ListenProxy(zkAddr())
+	proxy, err := zktest.ListenProxy(os.Getenv("GOCURATOR_ZK"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func ExampleClient_Listen() {
 
 func ExampleClient_Delete() {
 	ctx := context.Background()
-	c, err := framework.Connect(ctx, zkAddr(), framework.WithNamespace("example-delete"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-delete"))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
 	"time"
 
 	"github.com/gocurator/curator/framework"
@@ -12,7 +13,7 @@ import (
 func ExampleClient_Watch() {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	c, err := framework.Connect(ctx, zkAddr(), framework.WithNamespace("example-watch"))
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-watch"))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -28,6 +28,17 @@ var (
 type packageMain struct{ m *testing.M }
 
 func (p packageMain) Run() int {
+	// Started before the tests, so that its connect string is in
+	// $GOCURATOR_ZK, where the examples read it as a program would.
+	sharedOnce.Do(func() { sharedSrv, sharedErr = zktest.Launch() })
+	if sharedErr != nil {
+		fmt.Fprintln(os.Stderr, "framework tests: starting the shared server:", sharedErr)
+		return 1
+	}
+	if err := os.Setenv("GOCURATOR_ZK", sharedSrv.ConnectString()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	code := p.m.Run()
 	if sharedSrv != nil {
 		if err := sharedSrv.Close(); err != nil {
