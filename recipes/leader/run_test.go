@@ -87,15 +87,7 @@ func TestRunRequeueOnErrorCampaignsAgain(t *testing.T) {
 	case <-time.After(testkit.Deadline):
 		t.Fatalf("no fourth term; tokens %v", tokens)
 	}
-	cancel()
-	select {
-	case err := <-ran:
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("Run = %v, want context.Canceled", err)
-		}
-	case <-time.After(testkit.Deadline):
-		t.Fatal("Run did not return after its ctx was cancelled")
-	}
+	cancelRun(t, cancel, ran)
 	// fn ran for the last time before Run returned: tokens is ours now.
 	if len(tokens) != 4 || tokens[0] >= tokens[1] || tokens[1] >= tokens[2] || tokens[2] >= tokens[3] {
 		t.Fatalf("tokens %v: want 4, increasing", tokens)
@@ -206,6 +198,18 @@ func TestRunReturnsWhenCtxEndsAndFnWaitsOnItsContext(t *testing.T) {
 	if term == nil || term.Err() != nil {
 		t.Fatalf("fn's context has no live term: %v", term)
 	}
+	cancelRun(t, cancel, ran)
+	if !errors.Is(term.Err(), leader.ErrResigned) {
+		t.Fatalf("term.Err = %v, want ErrResigned", term.Err())
+	}
+	if n := testkit.Children(t, c, "/e"); len(n) != 0 {
+		t.Fatalf("nodes left: %v", n)
+	}
+}
+
+// cancelRun cancels Run's ctx and waits for Run to return context.Canceled.
+func cancelRun(t *testing.T, cancel context.CancelFunc, ran <-chan error) {
+	t.Helper()
 	cancel()
 	select {
 	case err := <-ran:
@@ -214,11 +218,5 @@ func TestRunReturnsWhenCtxEndsAndFnWaitsOnItsContext(t *testing.T) {
 		}
 	case <-time.After(testkit.Deadline):
 		t.Fatal("Run did not return after its ctx was cancelled")
-	}
-	if !errors.Is(term.Err(), leader.ErrResigned) {
-		t.Fatalf("term.Err = %v, want ErrResigned", term.Err())
-	}
-	if n := testkit.Children(t, c, "/e"); len(n) != 0 {
-		t.Fatalf("nodes left: %v", n)
 	}
 }
