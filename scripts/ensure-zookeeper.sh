@@ -5,6 +5,7 @@
 #
 #   bash scripts/ensure-zookeeper.sh                 # ZooKeeper only
 #   bash scripts/ensure-zookeeper.sh --with-curator  # plus Curator's jars,
+#                                                    # (recipes and discovery),
 #                                                    # for Java interop tests
 #
 # Quiet and exits 0 when everything is there already. Otherwise installs with
@@ -47,7 +48,7 @@ have_zookeeper_jars() {
 }
 
 have_curator() {
-	[[ -f "$java_dir/curator-recipes.jar" ]]
+	[[ -f "$java_dir/curator-recipes.jar" && -f "$java_dir/curator-x-discovery.jar" ]]
 }
 
 packages=()
@@ -57,7 +58,9 @@ elif ! have_java; then
 	packages+=(default-jre-headless)
 fi
 if $with_curator && ! have_curator; then
-	packages+=(libcurator-recipes-java)
+	# curator-x-discovery brings Jackson, which the discovery interop tests
+	# use to write and read ServiceInstance JSON as Java does.
+	packages+=(libcurator-recipes-java libcurator-discovery-java)
 fi
 if ((${#packages[@]} == 0)); then
 	exit 0

@@ -11,7 +11,7 @@ import (
 
 // InstallHint is the command that installs everything this package needs on
 // Debian and Ubuntu.
-const InstallHint = "sudo apt-get update && sudo apt-get install -y libcurator-recipes-java " +
+const InstallHint = "sudo apt-get update && sudo apt-get install -y libcurator-recipes-java libcurator-discovery-java " +
 	"(or: bash scripts/ensure-zookeeper.sh --with-curator)"
 
 // ErrNotInstalled is wrapped by the errors of [Classpath], [CompiledClasses],
@@ -26,9 +26,14 @@ const JarDirEnv = "GOCURATOR_JAR_DIR"
 // requiredJars is the minimal runtime classpath of Curator 5 recipes, as
 // packaged by Debian: the three Curator modules, the ZooKeeper client (which
 // uses NIO by default, so no Netty), its jute records, Guava (Debian's
-// guava.jar also contains failureaccess) and the SLF4J API.
+// guava.jar also contains failureaccess) and the SLF4J API; and service
+// discovery (curator-x-discovery) with the Jackson it serializes with.
 var requiredJars = []string{
 	"curator-recipes.jar",
+	"curator-x-discovery.jar",
+	"jackson-databind.jar",
+	"jackson-core.jar",
+	"jackson-annotations.jar",
 	"curator-framework.jar",
 	"curator-client.jar",
 	"zookeeper.jar",
@@ -104,7 +109,7 @@ func javaTool(name string) (string, error) {
 	p, err := exec.LookPath(name)
 	if err != nil {
 		return "", fmt.Errorf("%w: %s not found (JAVA_HOME unset or wrong, not in PATH); install a JDK and Curator with: "+
-			"sudo apt-get update && sudo apt-get install -y default-jdk-headless libcurator-recipes-java",
+			"sudo apt-get update && sudo apt-get install -y default-jdk-headless libcurator-recipes-java libcurator-discovery-java",
 			ErrNotInstalled, name)
 	}
 	return p, nil

@@ -82,4 +82,10 @@
 // All commands of one driver run on one Java thread, one at a time, so a
 // blocking acquire delays the commands after it; use several drivers to model
 // several processes.
+//
+// Each recipe family beyond the locks keeps its commands in a Java file of its
+// own (java/CacheCommands.java, java/NodeCommands.java, ...: the names are in
+// Driver.EXTENSIONS), a class implementing Driver.Commands with a constructor
+// taking the Driver; the commands each family adds are documented in its file
+// and in the tests that use them.
 package curatorjava

@@ -77,6 +77,34 @@ public final class Driver {
 
     private CuratorFramework client;
 
+    /**
+     * Command sets kept in files of their own (one per recipe family), so
+     * that each family's commands live beside nothing else. A class named
+     * here that is not compiled in is skipped.
+     */
+    private static final String[] EXTENSIONS = {
+        "curatorjava.CacheCommands",
+        "curatorjava.NodeCommands",
+        "curatorjava.DiscoveryCommands",
+        "curatorjava.BarrierCommands",
+        "curatorjava.AtomicCommands",
+        "curatorjava.FrameworkCommands",
+        "curatorjava.WatchCommands",
+    };
+
+    private final java.util.List<Commands> extensions = new ArrayList<>();
+
+    /**
+     * A family of driver commands. dispatch returns null for a command it
+     * does not know; closeAll releases what the family holds at "quit".
+     * Both run on the command thread.
+     */
+    interface Commands {
+        String dispatch(String[] a) throws Exception;
+
+        default void closeAll() {}
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length != 2) {
             System.err.println("usage: Driver <connectString> <sessionTimeoutMs>");
@@ -110,6 +138,14 @@ public final class Driver {
             emit(error(e));
             client.close();
             return 1;
+        }
+        for (String name : EXTENSIONS) {
+            try {
+                Class<?> k = Class.forName(name);
+                extensions.add((Commands) k.getDeclaredConstructor(Driver.class).newInstance(this));
+            } catch (ClassNotFoundException e) {
+                // Not part of this build.
+            }
         }
         emit("OK ready");
 
@@ -384,11 +420,24 @@ public final class Driver {
                 return "";
             }
             default:
+                for (Commands ext : extensions) {
+                    String r = ext.dispatch(a);
+                    if (r != null) {
+                        return r;
+                    }
+                }
                 throw new IllegalArgumentException("unknown command: " + a[0]);
         }
     }
 
     private void closeAll() {
+        for (Commands ext : extensions) {
+            try {
+                ext.closeAll();
+            } catch (Exception e) {
+                // Best effort: closing the client ends the session.
+            }
+        }
         for (Lease lease : new ArrayList<>(leases.values())) {
             try {
                 lease.close();
@@ -423,25 +472,25 @@ public final class Driver {
         handles.clear();
     }
 
-    private static void args(String[] a, int n) {
+    static void args(String[] a, int n) {
         if (a.length != n + 1) {
             throw new IllegalArgumentException(a[0] + " takes " + n + " argument(s), got " + (a.length - 1));
         }
     }
 
-    private void fresh(String id) {
+    void fresh(String id) {
         if (handles.containsKey(id)) {
             throw new IllegalArgumentException("id already in use: " + id);
         }
     }
 
-    private String put(String id, Object h) {
+    String put(String id, Object h) {
         fresh(id);
         handles.put(id, h);
         return "";
     }
 
-    private Object handle(String id) {
+    Object handle(String id) {
         Object h = handles.get(id);
         if (h == null) {
             throw new IllegalArgumentException("unknown id: " + id);
@@ -449,12 +498,22 @@ public final class Driver {
         return h;
     }
 
-    private <T> T get(String id, Class<T> type) {
+    <T> T get(String id, Class<T> type) {
         Object h = handle(id);
         if (!type.isInstance(h)) {
             throw new IllegalArgumentException(id + " is a " + kind(h) + ", not a " + type.getSimpleName());
         }
         return type.cast(h);
+    }
+
+    /** The Curator client of this driver (one session). */
+    CuratorFramework client() {
+        return client;
+    }
+
+    /** Forgets a handle (the caller has closed it). */
+    void forget(String id) {
+        handles.remove(id);
     }
 
     private static String kind(Object h) {
@@ -470,7 +529,7 @@ public final class Driver {
         return s.replace('\r', ' ').replace('\n', ' ');
     }
 
-    private void emit(String line) {
+    void emit(String line) {
         synchronized (outLock) {
             out.print(line);
             out.print('\n');
