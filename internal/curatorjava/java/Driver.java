@@ -90,6 +90,8 @@ public final class Driver {
         "curatorjava.AtomicCommands",
         "curatorjava.FrameworkCommands",
         "curatorjava.WatchCommands",
+        "curatorjava.SharedValueCommands",
+        "curatorjava.MultiLockCommands",
     };
 
     private final java.util.List<Commands> extensions = new ArrayList<>();
