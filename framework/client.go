@@ -25,10 +25,25 @@ import (
 // that would talk to ZooKeeper, and Close, return ErrNilClient, and it
 // reports no session.
 type Client struct {
+	*core
+	// prefix is what this client puts before every path: the chroot and
+	// the namespace, "" for none. A view (WithNamespace) has its own.
+	prefix string
+	// namespace is the namespace with its leading slash, "" for none.
+	namespace string
+	// view marks a client made by WithNamespace, whose Close is refused:
+	// the session belongs to the client it came from.
+	view bool
+}
+
+// core is what a client and its namespace views share: the connection, the
+// session, the listeners, the options (retry policy, ACLs, credentials)
+// and every goroutine.
+type core struct {
 	opts      options
 	log       *zap.Logger
 	servers   []string
-	prefix    string // chroot + namespace, "" for none
+	chroot    string // the connect string's chroot, "" for none
 	listeners *connstate.Listeners
 	events    *eventQueue
 	tel       *clientTelemetry // instruments and spans (telemetry.go)
@@ -108,14 +123,18 @@ func Connect(ctx context.Context, connectString string, opts ...Option) (*Client
 		}
 	}
 	c := &Client{
-		opts:      o,
-		log:       o.logger.Named("curator"),
-		servers:   servers,
+		core: &core{
+			opts:      o,
+			log:       o.logger.Named("curator"),
+			servers:   servers,
+			chroot:    chroot,
+			listeners: connstate.NewListeners(),
+			events:    newEventQueue(),
+			tel:       newClientTelemetry(&o),
+			first:     make(chan struct{}),
+		},
 		prefix:    chroot + o.namespace,
-		listeners: connstate.NewListeners(),
-		events:    newEventQueue(),
-		tel:       newClientTelemetry(&o),
-		first:     make(chan struct{}),
+		namespace: o.namespace,
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.pw = newPersistentWatches(c)
@@ -454,10 +473,10 @@ func (c *Client) Namespace() string {
 	if c == nil {
 		return ""
 	}
-	if c.opts.namespace == "" {
+	if c.namespace == "" {
 		return ""
 	}
-	return c.opts.namespace[1:]
+	return c.namespace[1:]
 }
 
 // BlockUntilConnected waits until the client is connected (Connected,

@@ -28,7 +28,7 @@ type seen struct {
 // go-zookeeper would get and the events the subscriber got.
 func feedPersistent(t testing.TB, stream []byte, chunks []int) ([]byte, []seen) {
 	t.Helper()
-	c := &Client{log: zap.NewNop()}
+	c := &Client{core: &core{log: zap.NewNop()}}
 	c.pw = newPersistentWatches(c)
 	var got []seen
 	s := &pwSub{recursive: true,
@@ -188,7 +188,7 @@ func FuzzSetWatchesFilter(f *testing.F) {
 		}
 		req := zkwire.SetWatches{RelativeZxid: zxid, Data: split(data), Exist: split(exist), Child: split(child)}
 		frame := zkwire.Request(xid, zkwire.OpSetWatches, req.Append(nil, false))
-		p := newPersistentWatches(&Client{log: zap.NewNop()})
+		p := newPersistentWatches(&Client{core: &core{log: zap.NewNop()}})
 		p.entries["/a"] = &pwEntry{path: "/a"}
 		p.entries["/c"] = &pwEntry{path: "/c"}
 		out := p.filterSetWatchesLocked(frame)
