@@ -41,6 +41,9 @@ type pendingWatch struct {
 	in   <-chan zk.Event // go-zookeeper's: one event, then closed
 	out  chan zk.Event   // the caller's: buffered for the one event
 	path string          // the caller's path, for EventNotWatching at Close
+	// view is the client (or namespace view) that set the watch: pumps
+	// are shared by a client and its views, each strips its own prefix.
+	view *Client
 }
 
 // watch returns the channel the caller gets for in, a go-zookeeper watch
@@ -52,7 +55,7 @@ func (c *Client) watch(in <-chan zk.Event, path string) <-chan zk.Event {
 	if c.prefix == "" || in == nil {
 		return in
 	}
-	w := pendingWatch{in: in, out: make(chan zk.Event, 1), path: path}
+	w := pendingWatch{in: in, out: make(chan zk.Event, 1), path: path, view: c}
 	c.mu.Lock()
 	if c.closed {
 		// The pumps are ending, or have ended, without this watch.
@@ -133,7 +136,7 @@ func (c *Client) runPump(p *watchPump) {
 			var ev zk.Event
 			if ok {
 				ev = v.Interface().(zk.Event)
-				ev.Path = c.strip(ev.Path)
+				ev.Path = w.view.strip(ev.Path)
 			} else {
 				ev = notWatching(w.path, zk.ErrClosing)
 			}
@@ -162,7 +165,7 @@ func (c *Client) finishWatch(w pendingWatch) {
 	select {
 	case e, ok := <-w.in:
 		if ok {
-			e.Path = c.strip(e.Path)
+			e.Path = w.view.strip(e.Path)
 			ev = e
 		} else {
 			ev = notWatching(w.path, zk.ErrClosing)
