@@ -6,15 +6,20 @@ import (
 	"math"
 )
 
-// VersionedValue is a count and the data version of the node it was read
-// from, the token TrySet compares against (Curator's VersionedValue).
-type VersionedValue struct {
+// Versioned is a value and the data version of the node it was read from,
+// the token TrySet compares against (Curator's VersionedValue): a
+// Versioned[[]byte] for a Value, a VersionedValue for a Count.
+type Versioned[T any] struct {
 	// Version is the node's data version; -1 for a value never read from
-	// ZooKeeper (the seed of a count that is not started).
+	// ZooKeeper (the seed of a Value or Count that is not started).
 	Version int32
-	// Value is the count.
-	Value int
+	// Value is the value (a Count's integer).
+	Value T
 }
+
+// VersionedValue is a count and the data version of the node it was read
+// from, the token Count.TrySet compares against.
+type VersionedValue = Versioned[int]
 
 // countBytes is the size of a count on the wire: a big-endian int32, as
 // Curator's SharedCount writes it.
