@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -10,7 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/spf13/cobra"
 
 	"github.com/gocurator/curator/cmd/internal/inspect"
@@ -163,19 +161,17 @@ func (a *app) watchLoop(ctx context.Context, path string, recursive bool, update
 		return err
 	}
 	defer c.Close()
+	// The watch first, then each listing: a change after a listing is an
+	// event that brings the next one.
+	w, stop, err := a.watchTree(ctx, c, path)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	grants := newGrants()
 	for n := 1; ; n++ {
-		// Watches first, then the listing: a change after the listing
-		// fires one of them.
-		wctx, cancel := context.WithCancel(ctx)
-		changed, err := a.watchDirs(wctx, c, path, recursive)
-		if err != nil {
-			cancel()
-			return err
-		}
 		locks, s, err := a.listing(ctx, c, path, recursive)
 		if err != nil {
-			cancel()
 			return err
 		}
 		now := time.Now()
@@ -192,24 +188,93 @@ func (a *app) watchLoop(ctx context.Context, path string, recursive bool, update
 			writeLocks(a.stdout, locks)
 		}
 		if err != nil {
-			cancel()
 			return err
 		}
 		if updates > 0 && n >= updates {
-			cancel()
 			return nil
 		}
-		select {
-		case <-changed:
-			cancel()
-		case <-ctx.Done():
-			cancel()
-			return nil
-		case <-c.Done():
-			cancel()
-			return fmt.Errorf("connection to %s closed", a.zk)
+		if err := a.nextChange(ctx, w, path, recursive); err != nil {
+			return err
 		}
 	}
+}
+
+// watchTree watches path and everything below it, waiting at most the
+// command's timeout for the server to set the watch. The Watcher lives
+// until stop.
+func (a *app) watchTree(ctx context.Context, c *framework.Client, path string) (w *framework.Watcher, stop func(), err error) {
+	wctx, cancel := context.WithCancel(ctx)
+	timer := time.AfterFunc(a.timeout, cancel)
+	w, err = c.Watch(wctx, path, framework.Recursive())
+	if !timer.Stop() && err != nil && ctx.Err() == nil {
+		err = fmt.Errorf("no watch within %v: %w", a.timeout, context.DeadlineExceeded)
+	}
+	if err != nil {
+		cancel()
+		return nil, nil, a.describe(path, err)
+	}
+	return w, func() { _ = w.Close(); cancel() }, nil
+}
+
+// nextChange waits for a change that can alter the view: a node created
+// or deleted at the depth the listing reads (the children of path and
+// theirs, for a V2 semaphore's locks/ and leases/; with recursive, any),
+// or a reconnection, after which the server may have changed unseen. Data
+// changes do not alter a view. It then takes the events already queued, so
+// a burst of changes gives one view. It returns nil when ctx ends.
+func (a *app) nextChange(ctx context.Context, w *framework.Watcher, path string, recursive bool) error {
+	relevant := func(ev framework.WatchEvent) bool {
+		switch ev.Type {
+		case framework.WatchResync:
+			return true
+		case framework.WatchCreated, framework.WatchDeleted, framework.WatchChildrenChanged:
+			return recursive || depthBelow(path, ev.Path) <= 2
+		}
+		return false
+	}
+	for {
+		select {
+		case ev, ok := <-w.Events():
+			if !ok {
+				return a.watchEnded(ctx, w)
+			}
+			if !relevant(ev) {
+				continue
+			}
+			for {
+				select {
+				case _, ok := <-w.Events():
+					if !ok {
+						return a.watchEnded(ctx, w)
+					}
+				default:
+					return nil
+				}
+			}
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// watchEnded says why the Watcher's events stopped: nil for an interrupt.
+func (a *app) watchEnded(ctx context.Context, w *framework.Watcher) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	if err := w.Err(); err != nil {
+		return fmt.Errorf("connection to %s closed: %w", a.zk, err)
+	}
+	return fmt.Errorf("connection to %s closed", a.zk)
+}
+
+// depthBelow is how many levels p is below root: 0 for root itself.
+func depthBelow(root, p string) int {
+	rel := strings.TrimPrefix(p, root)
+	if root == "/" {
+		rel = p
+	}
+	return strings.Count(rel, "/")
 }
 
 // grants remembers, across locks watch's views, the nodes seen waiting and
@@ -253,67 +318,3 @@ func (g *grants) mark(locks []inspect.Lock, now time.Time) {
 		}
 	}
 }
-
-// watchDirs sets a children watch on path and on every directory below it
-// that recipes use (each level with recursive; else the children, for a V2
-// semaphore's locks/ and leases/). The channel closes on the first event
-// of any, or when ctx ends.
-func (a *app) watchDirs(ctx context.Context, c *framework.Client, path string, recursive bool) (<-chan struct{}, error) {
-	changed := make(chan struct{})
-	fired := make(chan struct{}, 1)
-	callCtx, cancel := context.WithTimeout(ctx, a.timeout)
-	defer cancel()
-	var watch func(p string, depth int) error
-	watch = func(p string, depth int) error {
-		children, _, ch, err := c.ChildrenW(callCtx, p)
-		if err != nil {
-			if p != path && isNoNode(err) {
-				return nil
-			}
-			return a.describe(p, err)
-		}
-		go func() {
-			select {
-			case <-ch:
-				select {
-				case fired <- struct{}{}:
-				default:
-				}
-			case <-ctx.Done():
-			}
-		}()
-		if depth == 0 {
-			return nil
-		}
-		for _, n := range children {
-			if inspect.IsParticipantName(n) {
-				continue // an ephemeral lock node: no children
-			}
-			child := framework.JoinPath(p, n)
-			if child == "/zookeeper" {
-				continue
-			}
-			if err := watch(child, depth-1); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	depth := 1
-	if recursive {
-		depth = -1
-	}
-	if err := watch(path, depth); err != nil {
-		return nil, err
-	}
-	go func() {
-		select {
-		case <-fired:
-			close(changed)
-		case <-ctx.Done():
-		}
-	}()
-	return changed, nil
-}
-
-func isNoNode(err error) bool { return errors.Is(err, zk.ErrNoNode) }
