@@ -284,10 +284,15 @@ func (c *Client) replaced(h *handle) bool {
 // Close waits for the client's goroutines, except a state listener that is
 // running at the time: Close may be called from a listener, which then
 // ends once it returns. Calls made after Close return ErrClosed. Close is
-// idempotent and safe for concurrent use.
+// idempotent and safe for concurrent use. On a namespace view (see
+// WithNamespace) Close returns ErrCloseView and changes nothing: the
+// session belongs to the client the view came from.
 func (c *Client) Close() error {
 	if c == nil {
 		return ErrNilClient
+	}
+	if c.view {
+		return ErrCloseView
 	}
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
