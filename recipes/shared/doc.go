@@ -1,25 +1,32 @@
-// Package shared provides a shared integer on ZooKeeper, wire-compatible
-// with Curator's SharedCount, for values many processes read and change,
-// such as the maximum of a semaphore (see semaphore.WithMaxLeasesFrom).
+// Package shared provides values many processes read and change on
+// ZooKeeper, wire-compatible with Curator's SharedValue (Value, any bytes)
+// and SharedCount (Count, an integer, such as the maximum of a semaphore:
+// see semaphore.WithMaxLeasesFrom).
 //
 // # Znode layout
 //
-// One PERSISTENT node at the count's path holds the value as a 4-byte
-// big-endian signed int, exactly as Curator's SharedCount writes it; missing
-// ancestors are created as containers. The node is created with the seed by
-// the first Start, Get or Set that finds it missing. Go and Java processes
-// read and write the same value.
+// One PERSISTENT node at the value's path holds the value: a Value's bytes
+// as they are, a Count's integer as a 4-byte big-endian signed int, exactly
+// as Curator's SharedValue and SharedCount write them; missing ancestors
+// are created as containers. The node is created with the seed by the first
+// Start, Get or Set that finds it missing. Go and Java processes read and
+// write the same value.
 //
 // # Guarantees
+//
+// A Count is a Value whose bytes are its integer: everything below holds
+// for both, and a Count's reads refuse data that is not a count
+// (ErrMalformed), which its cache never takes.
 //
 // Get and GetVersioned read ZooKeeper. Set writes unconditionally; TrySet
 // writes only if the node is still at the version the caller read (a
 // compare-and-set), and reports false instead of overwriting a newer value.
 // After Start, a watch (framework.Watch: one persistent watch on the node)
-// keeps a cached copy current: Value, Versioned, Watch and Listen read it.
-// The cache only moves forward (by node incarnation, then data version), so
-// listeners see values in order; since each change is read after its
-// event, a burst of writes may be seen as its last value only.
+// keeps a cached copy current: Cached (a Count's Value), Versioned, Watch
+// and Listen read it. The cache only moves forward (by node incarnation,
+// then data version), so listeners see values in order; since each change
+// is read after its event, a burst of writes may be seen as its last value
+// only.
 //
 // # Connection loss
 //
