@@ -1,0 +1,5 @@
+package mutex
+
+// Path returns the lock path the mutex was made with ("" for a nil Mutex).
+// Lock-ordering code (recipes/multilock) sorts mutexes by it.
+func (m *Mutex) Path() string { return m.reentrant().Loop().Path() }
