@@ -15,10 +15,26 @@ import (
 	"github.com/google/uuid"
 )
 
-// CreateOption modifies Create, like Curator's create() builder.
-type CreateOption func(*createOptions) error
+// CreateOption modifies Create, like Curator's create() builder. Options
+// that also apply to other verbs (Compressed, Idempotent, ...) implement
+// those verbs' option interfaces too.
+type CreateOption interface {
+	applyCreate(*createOptions) error
+}
+
+// createOption is a CreateOption that applies only to Create.
+type createOption func(*createOptions) error
+
+func (f createOption) applyCreate(o *createOptions) error { return f(o) }
 
 type createOptions struct {
+	// compress is the compression choice of this call (compress.go).
+	compress compressChoice
+	// idempotent and orSet say what a NodeExists means (idempotent.go).
+	idempotent bool
+	orSet      bool
+	orSetVer   int32
+	found      *zk.Stat // the existing node's Stat, when it was found
 	stat       *zk.Stat
 	list       *[]string // ListingParent's
 	listed     bool      // *list was filled by the listing sent behind the create
@@ -32,13 +48,13 @@ type createOptions struct {
 
 // WithMode sets the create mode (default Persistent).
 func WithMode(m Mode) CreateOption {
-	return func(o *createOptions) error {
+	return createOption(func(o *createOptions) error {
 		if m < Persistent || m > PersistentSequentialWithTTL {
 			return invalid("unknown create mode %d", int(m))
 		}
 		o.mode = m
 		return nil
-	}
+	})
 }
 
 // Protected makes the create survive a lost reply (Curator's
@@ -49,41 +65,41 @@ func WithMode(m Mode) CreateOption {
 // If the create finally fails, a background task deletes any node it may
 // have left, until it succeeds or the client closes.
 func Protected() CreateOption {
-	return func(o *createOptions) error { o.protected = true; return nil }
+	return createOption(func(o *createOptions) error { o.protected = true; return nil })
 }
 
 // CreatingParents creates missing ancestors as persistent nodes.
 func CreatingParents() CreateOption {
-	return func(o *createOptions) error { o.parents = true; return nil }
+	return createOption(func(o *createOptions) error { o.parents = true; return nil })
 }
 
 // CreatingParentContainers creates missing ancestors as container nodes,
 // which the server deletes once they are empty.
 func CreatingParentContainers() CreateOption {
-	return func(o *createOptions) error { o.parents, o.containers = true, true; return nil }
+	return createOption(func(o *createOptions) error { o.parents, o.containers = true, true; return nil })
 }
 
 // WithACL sets the node's ACL instead of the client's ACL provider's.
 func WithACL(acl []zk.ACL) CreateOption {
-	return func(o *createOptions) error {
+	return createOption(func(o *createOptions) error {
 		if len(acl) == 0 {
 			return invalid("empty ACL")
 		}
 		o.acl = acl
 		return nil
-	}
+	})
 }
 
 // WithTTL sets the TTL of a PersistentWithTTL or PersistentSequentialWithTTL
 // node; it must be positive.
 func WithTTL(ttl time.Duration) CreateOption {
-	return func(o *createOptions) error {
+	return createOption(func(o *createOptions) error {
 		if ttl <= 0 {
 			return invalid("TTL %v must be positive", ttl)
 		}
 		o.ttl = ttl
 		return nil
-	}
+	})
 }
 
 // StoringStatIn fills st with the created node's Stat (Curator's
@@ -92,13 +108,13 @@ func WithTTL(ttl time.Duration) CreateOption {
 // create's reply when it passes the client's connection, which costs no
 // request, and otherwise with an exists request, which fills every field.
 func StoringStatIn(st *zk.Stat) CreateOption {
-	return func(o *createOptions) error {
+	return createOption(func(o *createOptions) error {
 		if st == nil {
 			return invalid("nil Stat")
 		}
 		o.stat = st
 		return nil
-	}
+	})
 }
 
 // ListingParent fills children with the names of the parent's children,
@@ -110,13 +126,13 @@ func StoringStatIn(st *zk.Stat) CreateOption {
 // create. This is a lock's first look at its queue, in the round trip of
 // its create.
 func ListingParent(children *[]string) CreateOption {
-	return func(o *createOptions) error {
+	return createOption(func(o *createOptions) error {
 		if children == nil {
 			return invalid("nil children")
 		}
 		o.list = children
 		return nil
-	}
+	})
 }
 
 // wireOf returns what conn's frames told us, nil if conn was replaced.
@@ -219,7 +235,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 		if opt == nil {
 			return "", invalid("create option %d is nil", i)
 		}
-		if err := opt(&o); err != nil {
+		if err := opt.applyCreate(&o); err != nil {
 			return "", err
 		}
 	}
@@ -234,6 +250,10 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 	}
 	if data == nil {
 		data = c.opts.defaultData
+	}
+	data, err := c.compress(o.compress, path, data)
+	if err != nil {
+		return "", fmt.Errorf("create %s: %w", path, err)
 	}
 	acl := o.acl
 	if acl == nil {
@@ -256,7 +276,8 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 		wmu     sync.Mutex // an attempt abandoned at ctx's end may still set w
 		w       *wire
 	)
-	err := c.do(ctx, reqCreate, func(conn *zk.Conn) error {
+	err = c.do(ctx, reqCreate, func(conn *zk.Conn) error {
+		o.found = nil
 		var cw *wire
 		if o.stat != nil || o.list != nil {
 			if cw = c.wireOf(conn); cw != nil {
@@ -267,6 +288,20 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 			}
 		}
 		p, err := c.createListing(ctx, conn, path, data, acl, &o, cw)
+		// OrSetData and Idempotent: the node exists. A node deleted
+		// between our create and our set is created again, a few times.
+		for tries := 0; errors.Is(err, zk.ErrNodeExists) && (o.idempotent || o.orSet) && tries < 5; tries++ {
+			var st *zk.Stat
+			p, st, err = c.existing(conn, path, data, &o, err)
+			if err == nil {
+				o.found = st
+				break
+			}
+			if !errors.Is(err, zk.ErrNoNode) {
+				break
+			}
+			p, err = c.createOnce(ctx, conn, path, data, acl, &o)
+		}
 		created = p
 		return err
 	})
@@ -285,7 +320,15 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 // the Stat (from the reply seen on the wire w, else with exists) and the
 // parent's listing (unless it came with the create).
 func (c *Client) finishCreate(ctx context.Context, w *wire, reqPath, created string, o *createOptions) error {
-	if o.stat != nil {
+	if o.found != nil {
+		// The node existed (OrSetData, Idempotent): its Stat is known.
+		if w != nil {
+			w.take(reqPath)
+		}
+		if o.stat != nil {
+			*o.stat = *o.found
+		}
+	} else if o.stat != nil {
 		if err := c.statFor(ctx, w, reqPath, created, o); err != nil {
 			return err
 		}

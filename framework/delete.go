@@ -12,7 +12,14 @@ import (
 )
 
 // DeleteOption modifies Delete, like Curator's delete() builder.
-type DeleteOption func(*deleteOptions) error
+type DeleteOption interface {
+	applyDelete(*deleteOptions) error
+}
+
+// deleteOption is a DeleteOption that applies only to Delete.
+type deleteOption func(*deleteOptions) error
+
+func (f deleteOption) applyDelete(o *deleteOptions) error { return f(o) }
 
 type deleteOptions struct {
 	version    int32
@@ -24,13 +31,13 @@ type deleteOptions struct {
 // WithVersion deletes only if the node's data version is v (-1: any, the
 // default).
 func WithVersion(v int32) DeleteOption {
-	return func(o *deleteOptions) error {
+	return deleteOption(func(o *deleteOptions) error {
 		if v < -1 {
 			return invalid("version %d", v)
 		}
 		o.version = v
 		return nil
-	}
+	})
 }
 
 // Guaranteed keeps deleting in the background, until it succeeds or the
@@ -38,17 +45,17 @@ func WithVersion(v int32) DeleteOption {
 // ended. The call still returns that error: the caller knows the node may
 // exist for a while yet.
 func Guaranteed() DeleteOption {
-	return func(o *deleteOptions) error { o.guaranteed = true; return nil }
+	return deleteOption(func(o *deleteOptions) error { o.guaranteed = true; return nil })
 }
 
 // DeletingChildren deletes the node's descendants first.
 func DeletingChildren() DeleteOption {
-	return func(o *deleteOptions) error { o.children = true; return nil }
+	return deleteOption(func(o *deleteOptions) error { o.children = true; return nil })
 }
 
 // Quietly makes a missing node a success.
 func Quietly() DeleteOption {
-	return func(o *deleteOptions) error { o.quietly = true; return nil }
+	return deleteOption(func(o *deleteOptions) error { o.quietly = true; return nil })
 }
 
 // Delete deletes the node at path, under the retry policy. A missing node is
@@ -62,7 +69,7 @@ func (c *Client) Delete(ctx context.Context, path string, opts ...DeleteOption) 
 		if opt == nil {
 			return invalid("delete option %d is nil", i)
 		}
-		if err := opt(&o); err != nil {
+		if err := opt.applyDelete(&o); err != nil {
 			return err
 		}
 	}

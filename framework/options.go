@@ -58,6 +58,11 @@ type options struct {
 	// clock times the client-side expiry: the send times of requests and
 	// the watchdog's timer. The wall clock; internal tests set a fake.
 	clock clock.Clock
+	// compression is the codec of compressed writes and reads: Gzip.
+	compression Compression
+	// compressAll compresses every write and decompresses every read
+	// unless a call says Uncompressed: off, as in Curator.
+	compressAll bool
 }
 
 type authInfo struct {
@@ -77,6 +82,7 @@ func defaultOptions() options {
 		expiryPercent:     maxExpiryPercent,
 		juteMaxBuffer:     DefaultJuteMaxBuffer,
 		clock:             clock.Real,
+		compression:       Gzip(),
 	}
 }
 

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/go-zookeeper/zk"
@@ -90,10 +91,39 @@ func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.
 	return stat, c.watch(ch, path), nil
 }
 
+// GetOption modifies Get, GetW and GetWOrdered, like Curator's getData()
+// builder: Decompressed, Uncompressed.
+type GetOption interface {
+	applyGet(*getOptions) error
+}
+
+type getOptions struct {
+	// decompress is the call's compression choice (compress.go).
+	decompress compressChoice
+}
+
+// getOpts applies opts.
+func getOpts(opts []GetOption) (getOptions, error) {
+	var o getOptions
+	for i, opt := range opts {
+		if opt == nil {
+			return o, invalid("get option %d is nil", i)
+		}
+		if err := opt.applyGet(&o); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
 // Get returns the node's data and Stat; zk.ErrNoNode (wrapped) if missing.
-func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
+func (c *Client) Get(ctx context.Context, path string, opts ...GetOption) ([]byte, *zk.Stat, error) {
 	if c == nil {
 		return nil, nil, ErrNilClient
+	}
+	o, err := getOpts(opts)
+	if err != nil {
+		return nil, nil, err
 	}
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, err
@@ -105,11 +135,14 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error)
 		data []byte
 		stat *zk.Stat
 	)
-	err := c.do(ctx, reqGet, func(conn *zk.Conn) error {
+	err = c.do(ctx, reqGet, func(conn *zk.Conn) error {
 		d, st, err := conn.Get(c.full(path))
 		data, stat = d, st
 		return err
 	})
+	if err == nil {
+		data, err = c.decompress(o.decompress, path, data)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("get %s: %w", path, err)
 	}
@@ -118,11 +151,11 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error)
 
 // GetW is Get that also sets a watch, fired once by the node's deletion or
 // data change. When the node is missing, no watch is left on the server.
-func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
+func (c *Client) GetW(ctx context.Context, path string, opts ...GetOption) ([]byte, *zk.Stat, <-chan zk.Event, error) {
 	if c == nil {
 		return nil, nil, nil, ErrNilClient
 	}
-	data, stat, ch, err := c.GetWOrdered(ctx, path)
+	data, stat, ch, err := c.GetWOrdered(ctx, path, opts...)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -139,9 +172,13 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-cha
 // connection to a server: after a reconnection (Suspended, Reconnected)
 // watches are set again and fire in no particular order, so such code must
 // not rely on it across a state change (StateChanged tells).
-func (c *Client) GetWOrdered(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
+func (c *Client) GetWOrdered(ctx context.Context, path string, opts ...GetOption) ([]byte, *zk.Stat, <-chan zk.Event, error) {
 	if c == nil {
 		return nil, nil, nil, ErrNilClient
+	}
+	o, err := getOpts(opts)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, nil, err
@@ -154,7 +191,7 @@ func (c *Client) GetWOrdered(ctx context.Context, path string) ([]byte, *zk.Stat
 		stat *zk.Stat
 		ch   <-chan zk.Event
 	)
-	err := c.do(ctx, reqGet, func(conn *zk.Conn) error {
+	err = c.do(ctx, reqGet, func(conn *zk.Conn) error {
 		full := c.full(path)
 		if local, undo := c.pw.oneShot(full, watchData); local != nil {
 			// Served by the path's persistent watch (persistent.go).
@@ -174,17 +211,52 @@ func (c *Client) GetWOrdered(ctx context.Context, path string) ([]byte, *zk.Stat
 		data, stat, ch = d, st, w
 		return err
 	})
+	if err == nil {
+		if data, err = c.decompress(o.decompress, path, data); err != nil {
+			// The caller gets no channel: the watch goes back, so
+			// that none is left on the server (pitfall 9).
+			if uerr := c.Unwatch(ctx, path, DataWatch); uerr != nil {
+				err = errors.Join(err, uerr)
+			}
+		}
+	}
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("get %s: %w", path, err)
 	}
 	return data, stat, ch, nil
 }
 
+// SetOption modifies Set, like Curator's setData() builder: Compressed,
+// Uncompressed, Idempotent.
+type SetOption interface {
+	applySet(*setOptions) error
+}
+
+type setOptions struct {
+	// compress is the call's compression choice (compress.go).
+	compress compressChoice
+	// idempotent makes a BadVersion that our own earlier write explains a
+	// success (idempotent.go).
+	idempotent bool
+}
+
 // Set writes data if the node's version is version (-1: any) and returns the
-// new Stat.
-func (c *Client) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
+// new Stat. A version mismatch is zk.ErrBadVersion (wrapped), a missing node
+// zk.ErrNoNode. It runs under the retry policy; a set whose reply was lost
+// may have been applied, and its retry then fails with zk.ErrBadVersion
+// unless the call is Idempotent.
+func (c *Client) Set(ctx context.Context, path string, data []byte, version int32, opts ...SetOption) (*zk.Stat, error) {
 	if c == nil {
 		return nil, ErrNilClient
+	}
+	var o setOptions
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, invalid("set option %d is nil", i)
+		}
+		if err := opt.applySet(&o); err != nil {
+			return nil, err
+		}
 	}
 	if err := ValidatePath(path); err != nil {
 		return nil, err
@@ -192,12 +264,16 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 	if version < -1 {
 		return nil, invalid("version %d", version)
 	}
+	data, err := c.compress(o.compress, path, data)
+	if err != nil {
+		return nil, fmt.Errorf("set %s: %w", path, err)
+	}
 	if err := c.checkSize("set", reqHeaderSize+setBodySize(c.full(path), data), len(data)); err != nil {
 		return nil, fmt.Errorf("set %s: %w", path, err)
 	}
 	var stat *zk.Stat
-	err := c.do(ctx, reqSet, func(conn *zk.Conn) error {
-		st, err := conn.Set(c.full(path), data, version)
+	err = c.do(ctx, reqSet, func(conn *zk.Conn) error {
+		st, err := c.setOnce(conn, path, data, version, &o)
 		stat = st
 		return err
 	})
