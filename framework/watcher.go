@@ -30,9 +30,19 @@ const (
 	// WatchResync: the client reconnected (NewSession: in a new session).
 	// Changes made while it was disconnected were not seen: read again.
 	WatchResync
+	// WatchSynced: the marker of a call to Sync; every change the server
+	// had committed when Sync was called came before it. Only Watchers
+	// whose consumer calls Sync get it.
+	WatchSynced
 )
 
-var watchEventNames = [...]string{"", "created", "deleted", "data-changed", "children-changed", "resync"}
+// ErrNotPersistent is returned by Watcher.Sync on a Watcher served by
+// one-shot watches: their events are made from reads after a watch
+// fires, so no marker can follow them; read the nodes again after
+// Client.Sync instead.
+var ErrNotPersistent = errors.New("curator: watcher not served by a persistent watch")
+
+var watchEventNames = [...]string{"", "created", "deleted", "data-changed", "children-changed", "resync", "synced"}
 
 func (t WatchEventType) String() string {
 	if t > 0 && int(t) < len(watchEventNames) {
@@ -62,11 +72,19 @@ type WatchOption func(*watchOptions)
 
 type watchOptions struct {
 	recursive bool // the subtree, not the node alone
+	oneShot   bool // one-shot watches even where persistent ones exist
 }
 
 // Recursive watches the node and every node below it (segment-wise: a
 // recursive watch on /a sees /a/b, never /ab).
 func Recursive() WatchOption { return func(o *watchOptions) { o.recursive = true } }
+
+// OneShot serves the Watcher with one-shot watches, as on a server
+// without persistent watches, even where the server has them: the way
+// Curator's TreeCache and NodeCache watch, for comparison with them and
+// for servers whose persistent watches misbehave. Persistent reports
+// false.
+func OneShot() WatchOption { return func(o *watchOptions) { o.oneShot = true } }
 
 // Watcher delivers the changes of a node, or of a subtree, on a channel:
 // the primitive recipes that react to znodes (caches, barriers, group
@@ -85,11 +103,13 @@ type Watcher struct {
 	wg   sync.WaitGroup
 
 	mu       sync.Mutex
-	order    []string               // keys of pending events, oldest first
-	pending  map[string]*WatchEvent // by key: the path, or resyncKey
-	fallback bool                   // served by one-shot watches
-	armed    chan struct{}          // closed once the one-shot watches are first set
-	gone     bool                   // Watch failed: a late subscription is taken back
+	order    []string                 // keys of pending events, oldest first
+	pending  map[string]*WatchEvent   // by key: the path, resyncKey or a sync key
+	synced   map[string]chan struct{} // by sync key: closed once its marker is received
+	syncSeq  uint64
+	fallback bool          // served by one-shot watches
+	armed    chan struct{} // closed once the one-shot watches are first set
+	gone     bool          // Watch failed: a late subscription is taken back
 	err      error
 	stopOnce sync.Once
 }
@@ -149,8 +169,42 @@ func (c *Client) Watch(ctx context.Context, path string, opts ...WatchOption) (*
 		pending: map[string]*WatchEvent{},
 	}
 	w.sub = &pwSub{recursive: o.recursive, event: w.event, resync: w.resync}
-	fallback := false
-	err := c.do(ctx, reqWatch, func(*zk.Conn) error {
+	fallback := o.oneShot
+	var err error
+	if !o.oneShot {
+		fallback, err = w.subscribe(ctx)
+	}
+	if err == nil && c.isClosed() {
+		err = ErrClosed
+	}
+	if err != nil {
+		w.mu.Lock()
+		w.gone = true
+		w.mu.Unlock()
+		c.pw.unsubscribe(full, w.sub)
+		return nil, fmt.Errorf("watch %s: %w", path, err)
+	}
+	w.wg.Add(1)
+	go w.run(ctx)
+	if fallback {
+		// Like the persistent watch, the one-shot ones are set before
+		// Watch returns.
+		select {
+		case <-w.startFallback():
+		case <-ctx.Done():
+			w.Close()
+			return nil, fmt.Errorf("watch %s: %w", path, ctx.Err())
+		}
+	}
+	return w, nil
+}
+
+// subscribe adds the Watcher to its path's persistent watch, under the
+// retry policy, and reports whether the server lacks persistent watches
+// (fallback: nothing was added).
+func (w *Watcher) subscribe(ctx context.Context) (fallback bool, err error) {
+	c, full := w.c, w.full
+	err = c.do(ctx, reqWatch, func(*zk.Conn) error {
 		fallback = false
 		wc := c.liveWire()
 		if wc == nil {
@@ -191,29 +245,7 @@ func (c *Client) Watch(ctx context.Context, path string, opts ...WatchOption) (*
 		c.pw.unsubscribe(full, w.sub)
 		return addWatchError(code)
 	})
-	if err == nil && c.isClosed() {
-		err = ErrClosed
-	}
-	if err != nil {
-		w.mu.Lock()
-		w.gone = true
-		w.mu.Unlock()
-		c.pw.unsubscribe(full, w.sub)
-		return nil, fmt.Errorf("watch %s: %w", path, err)
-	}
-	w.wg.Add(1)
-	go w.run(ctx)
-	if fallback {
-		// Like the persistent watch, the one-shot ones are set before
-		// Watch returns.
-		select {
-		case <-w.startFallback():
-		case <-ctx.Done():
-			w.Close()
-			return nil, fmt.Errorf("watch %s: %w", path, ctx.Err())
-		}
-	}
-	return w, nil
+	return fallback, err
 }
 
 func addWatchError(code int32) error {
@@ -285,12 +317,13 @@ func (w *Watcher) queue(ev WatchEvent) {
 	}
 }
 
-// next takes the oldest pending event.
-func (w *Watcher) next() (WatchEvent, bool) {
+// next takes the oldest pending event, and the channel to close once a
+// Sync marker is received.
+func (w *Watcher) next() (WatchEvent, chan struct{}, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.order) == 0 {
-		return WatchEvent{}, false
+		return WatchEvent{}, nil, false
 	}
 	key := w.order[0]
 	w.order[0] = ""
@@ -300,7 +333,62 @@ func (w *Watcher) next() (WatchEvent, bool) {
 	}
 	ev := *w.pending[key]
 	delete(w.pending, key)
-	return ev, true
+	received := w.synced[key]
+	delete(w.synced, key)
+	return ev, received, true
+}
+
+// Sync returns once the consumer has received from Events every change
+// the server had committed when Sync was called: it runs a server sync
+// (Client.Sync) on the watched path, then queues a WatchSynced marker
+// behind the events the sync brought and waits until the consumer has
+// received the marker. A consumer that handles each event before it
+// receives the next has then handled them all: a cache's read-your-writes
+// barrier. The consumer must keep receiving for Sync to return; Sync
+// returns ctx's error when ctx ends first, ErrClosed if the Watcher
+// ends, and ErrNotPersistent on a Watcher served by one-shot watches.
+// It leaves nothing behind: a marker not yet received when Sync returns
+// early is still delivered, and harmless.
+func (w *Watcher) Sync(ctx context.Context) error {
+	if w == nil {
+		return ErrNilHandle
+	}
+	if !w.Persistent() {
+		return fmt.Errorf("watcher %s: sync: %w", w.path, ErrNotPersistent)
+	}
+	if err := w.c.Sync(ctx, w.path); err != nil {
+		return fmt.Errorf("watcher %s: sync: %w", w.path, err)
+	}
+	// Notifications are routed to the Watcher on the receive path, before
+	// the sync's reply is read: every change committed before the sync is
+	// queued by now.
+	received := make(chan struct{})
+	w.mu.Lock()
+	if w.fallback {
+		w.mu.Unlock()
+		return fmt.Errorf("watcher %s: sync: %w", w.path, ErrNotPersistent)
+	}
+	w.syncSeq++
+	key := fmt.Sprintf("\x00sync%d", w.syncSeq)
+	if w.synced == nil {
+		w.synced = map[string]chan struct{}{}
+	}
+	w.synced[key] = received
+	w.pending[key] = &WatchEvent{Type: WatchSynced, Path: w.path}
+	w.order = append(w.order, key)
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	select {
+	case <-received:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("watcher %s: sync: %w", w.path, ctx.Err())
+	case <-w.done:
+		return fmt.Errorf("watcher %s: sync: %w", w.path, ErrClosed)
+	}
 }
 
 // event is the persistent watch's subscriber function (see pwSub).
@@ -341,7 +429,7 @@ func (w *Watcher) run(ctx context.Context) {
 	defer close(w.out)
 	defer w.c.pw.unsubscribe(w.full, w.sub)
 	for {
-		ev, ok := w.next()
+		ev, received, ok := w.next()
 		if !ok {
 			select {
 			case <-w.wake:
@@ -358,6 +446,9 @@ func (w *Watcher) run(ctx context.Context) {
 		}
 		select {
 		case w.out <- ev:
+			if received != nil {
+				close(received)
+			}
 		case <-w.stop:
 			return
 		case <-ctx.Done():

@@ -713,7 +713,7 @@ func TestWatchQueue(t *testing.T) {
 			}
 			var got []WatchEvent
 			for {
-				ev, ok := w.next()
+				ev, _, ok := w.next()
 				if !ok {
 					break
 				}
