@@ -1,0 +1,360 @@
+package atomic
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/mutex"
+	"github.com/gocurator/curator/retry"
+)
+
+// core is the byte-valued read-modify-write loop every handle runs on
+// (Curator's DistributedAtomicValue), with the stamped write that makes an
+// update exactly-once.
+type core struct {
+	c      *framework.Client
+	path   string
+	err    error // bad input found by the constructor, returned by every call
+	opts   options
+	log    *zap.Logger
+	lock   *mutex.Mutex // the promoted lock; nil without PromotedToLock
+	writer string       // the writer child: "<path>/writer-<uuid>"
+
+	// writing is held (1-buffered) by the update in progress: the stamp
+	// tells one update's attempts from another's only if they do not mix.
+	writing chan struct{}
+	// Guarded by writing.
+	stamp         uint64 // of the last attempt
+	writerSession int64  // the session the writer child exists in; 0: unknown
+
+	// beforeWrite, if set (tests), runs between an attempt's read and its
+	// write.
+	beforeWrite func()
+}
+
+func newCore(c *framework.Client, path string, opts []Option) *core {
+	k := &core{c: c, path: path, log: zap.NewNop(), writing: make(chan struct{}, 1)}
+	for _, o := range opts {
+		if o != nil {
+			o(&k.opts)
+		}
+	}
+	switch {
+	case c == nil:
+		k.err = ErrNilClient
+		return k
+	case framework.ValidatePath(path) != nil:
+		k.err = framework.ValidatePath(path)
+		return k
+	case path == "/":
+		k.err = fmt.Errorf("%w: an atomic value cannot live at the root", ErrInvalidPath)
+		return k
+	}
+	if k.opts.lockPath != "" {
+		if err := framework.ValidatePath(k.opts.lockPath); err != nil {
+			k.err = fmt.Errorf("promoted lock: %w", err)
+			return k
+		}
+		k.lock = mutex.New(c, k.opts.lockPath)
+	}
+	if k.opts.policy == nil {
+		k.opts.policy = c.RetryPolicy()
+	}
+	if k.opts.promotedPolicy == nil {
+		k.opts.promotedPolicy = k.opts.policy
+	}
+	k.writer = framework.JoinPath(path, "writer-"+uuid.NewString())
+	k.log = c.Logger().Named("atomic").With(zap.String("path", path))
+	return k
+}
+
+func (k *core) wrap(op string, err error) error {
+	return fmt.Errorf("atomic %s: %s: %w", k.path, op, err)
+}
+
+// begin takes the handle's write turn, or fails with ctx's error or the
+// constructor's.
+func (k *core) begin(ctx context.Context) error {
+	if k.err != nil {
+		return k.err
+	}
+	if ctx == nil {
+		return fmt.Errorf("%w: nil context", framework.ErrInvalidOption)
+	}
+	select {
+	case k.writing <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (k *core) end() { <-k.writing }
+
+// read returns the node's data and Stat; a missing node is nil data and a
+// nil Stat.
+func (k *core) read(ctx context.Context) ([]byte, *zk.Stat, error) {
+	data, stat, err := k.c.Get(ctx, k.path)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil, nil
+	}
+	return data, stat, err
+}
+
+// conflict reports whether err says another writer came first: the try may
+// be made again on a fresh read.
+func conflict(err error) bool {
+	return errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNodeExists) || errors.Is(err, zk.ErrNoNode)
+}
+
+// write sets the node to data if its version is still version (-1: any),
+// or with create makes it, and reports whether that happened. The write is
+// one transaction with the stamp of this attempt on the writer child, so
+// that after any failure (a reply lost to a connection drop and the
+// client's retry refused on the version the first attempt moved, say) the
+// stamp tells whether it was applied. A refusal (another writer came first)
+// is false with an error for which conflict is true.
+func (k *core) write(ctx context.Context, create bool, version int32, data []byte) (bool, error) {
+	for fixes := 0; ; fixes++ {
+		k.stamp++
+		stamp := make([]byte, 8)
+		binary.BigEndian.PutUint64(stamp, k.stamp)
+		session := k.c.SessionID()
+		ops := make([]framework.Op, 0, 2)
+		if create {
+			ops = append(ops, framework.CreateOp(k.path, data, framework.Persistent))
+		} else {
+			ops = append(ops, framework.SetOp(k.path, data, version))
+		}
+		if session != 0 && k.writerSession == session {
+			ops = append(ops, framework.SetOp(k.writer, stamp, -1))
+		} else {
+			ops = append(ops, framework.CreateOp(k.writer, stamp, framework.Ephemeral))
+		}
+		if k.beforeWrite != nil {
+			k.beforeWrite()
+		}
+		_, err := k.c.Multi(ctx, ops...)
+		if err == nil {
+			k.writerSession = session
+			return true, nil
+		}
+		before := k.writerSession
+		applied, cerr := k.check(ctx, session, stamp)
+		switch {
+		case cerr != nil:
+			return false, cerr
+		case applied:
+			k.log.Debug("write applied although its reply was lost", zap.Error(err))
+			return true, nil
+		case create && errors.Is(err, zk.ErrNoNode) && fixes < 3:
+			// The parent is missing (Curator creates parents as containers).
+			if perr := k.makeParent(ctx); perr != nil {
+				return false, perr
+			}
+			continue
+		case before != k.writerSession && fixes < 3:
+			// Our idea of the writer child was wrong, which may be all that
+			// failed: try again on the same read.
+			continue
+		}
+		return false, err
+	}
+}
+
+// check reads the writer child after a failed write of stamp made in
+// session, and says whether the write was applied. It runs on a clean-up
+// context, so that a write cut short by ctx is still settled.
+func (k *core) check(ctx context.Context, session int64, stamp []byte) (bool, error) {
+	cctx, cancel := k.c.CleanupContext(ctx)
+	defer cancel()
+	got, _, err := k.c.Get(cctx, k.writer)
+	now := k.c.SessionID()
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		k.writerSession = 0
+		if now != session {
+			// The write may have been applied in the session that ended,
+			// whose writer child went with it.
+			return false, ErrUnknownOutcome
+		}
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("%w: %w", ErrUnknownOutcome, err)
+	}
+	k.writerSession = now
+	return string(got) == string(stamp), nil
+}
+
+// makeParent creates the node's missing ancestors as containers.
+func (k *core) makeParent(ctx context.Context) error {
+	parent, _ := framework.SplitPath(k.path)
+	if parent == "/" {
+		return nil
+	}
+	_, err := k.c.Create(ctx, parent, []byte{}, framework.WithMode(framework.Container), framework.CreatingParentContainers())
+	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		return err
+	}
+	return nil
+}
+
+// update applies next to the current value: optimistic tries under the
+// retry policy, then, if promoted, tries holding the lock. Contention that
+// outlasts the policies is a Result that did not succeed, not an error.
+func (k *core) update(ctx context.Context, next func(pre []byte) ([]byte, error)) (Result[[]byte], error) {
+	var res Result[[]byte]
+	if err := k.begin(ctx); err != nil {
+		return res, err
+	}
+	defer k.end()
+	start := time.Now()
+	ok, err := k.tries(ctx, k.opts.policy, next, &res, &res.Stats.OptimisticTries)
+	res.Stats.OptimisticTime = time.Since(start)
+	if ok || err != nil || k.lock == nil {
+		return res, err
+	}
+	start = time.Now()
+	defer func() { res.Stats.PromotedTime = time.Since(start) }()
+	lctx, cancel := ctx, context.CancelFunc(func() {})
+	if k.opts.lockTimeout > 0 {
+		lctx, cancel = context.WithTimeout(ctx, k.opts.lockTimeout)
+	}
+	err = k.lock.Acquire(lctx)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return res, nil // the lock's own timeout: not applied
+		}
+		return res, fmt.Errorf("promoted lock: %w", err)
+	}
+	defer func() {
+		rctx, cancel := k.c.CleanupContext(ctx)
+		defer cancel()
+		if rerr := k.lock.Release(rctx); rerr != nil {
+			k.log.Info("releasing the promoted lock failed; it is deleted in the background", zap.Error(rerr))
+		}
+	}()
+	_, err = k.tries(ctx, k.opts.promotedPolicy, next, &res, &res.Stats.PromotedTries)
+	return res, err
+}
+
+// tries makes optimistic tries until one is applied, the policy gives up
+// (false, nil) or an error that is not a conflict ends them.
+func (k *core) tries(ctx context.Context, p retry.Policy, next func([]byte) ([]byte, error), res *Result[[]byte], count *int) (bool, error) {
+	start := time.Now()
+	for n := 0; ; n++ {
+		*count++
+		pre, stat, err := k.read(ctx)
+		if err != nil {
+			return false, err
+		}
+		res.PreValue = pre
+		post, err := next(pre)
+		if err != nil {
+			return false, err
+		}
+		var version int32 = -1
+		if stat != nil {
+			version = stat.Version
+		}
+		applied, err := k.write(ctx, stat == nil, version, post)
+		if applied {
+			res.Succeeded, res.PostValue = true, post
+			return true, nil
+		}
+		if !conflict(err) {
+			return false, err
+		}
+		sleep, again := p.AllowRetry(n, time.Since(start))
+		if !again {
+			return false, nil
+		}
+		if err := k.c.Pause(ctx, sleep); err != nil {
+			return false, err
+		}
+	}
+}
+
+// compareAndSet writes post only if the node exists and holds what equal
+// accepts, in one try (Curator's compareAndSet).
+func (k *core) compareAndSet(ctx context.Context, equal func(cur []byte) (bool, error), post []byte) (Result[[]byte], error) {
+	var res Result[[]byte]
+	if err := k.begin(ctx); err != nil {
+		return res, err
+	}
+	defer k.end()
+	start := time.Now()
+	defer func() { res.Stats.OptimisticTime = time.Since(start) }()
+	res.Stats.OptimisticTries = 1
+	pre, stat, err := k.read(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.PreValue = pre
+	if stat == nil {
+		return res, nil
+	}
+	if ok, err := equal(pre); err != nil || !ok {
+		return res, err
+	}
+	applied, err := k.write(ctx, false, stat.Version, post)
+	if applied {
+		res.Succeeded, res.PostValue = true, post
+		return res, nil
+	}
+	if conflict(err) {
+		return res, nil
+	}
+	return res, err
+}
+
+// forceSet writes data whatever the current value, making the node if
+// it is missing (Curator's forceSet).
+func (k *core) forceSet(ctx context.Context, data []byte) error {
+	if err := k.begin(ctx); err != nil {
+		return err
+	}
+	defer k.end()
+	for {
+		applied, err := k.write(ctx, false, -1, data)
+		if applied {
+			return nil
+		}
+		if !errors.Is(err, zk.ErrNoNode) {
+			return err
+		}
+		applied, err = k.write(ctx, true, -1, data)
+		if applied {
+			return nil
+		}
+		if !errors.Is(err, zk.ErrNodeExists) {
+			return err
+		}
+	}
+}
+
+// initialize makes the node with data if it does not exist, and reports
+// whether it did (Curator's initialize).
+func (k *core) initialize(ctx context.Context, data []byte) (bool, error) {
+	if err := k.begin(ctx); err != nil {
+		return false, err
+	}
+	defer k.end()
+	applied, err := k.write(ctx, true, -1, data)
+	if applied {
+		return true, nil
+	}
+	if errors.Is(err, zk.ErrNodeExists) {
+		return false, nil
+	}
+	return false, err
+}

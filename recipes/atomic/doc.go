@@ -1,0 +1,44 @@
+// Package atomic provides distributed atomic counters and values on
+// ZooKeeper, wire-compatible with Curator's DistributedAtomicLong,
+// DistributedAtomicInteger and DistributedAtomicValue.
+//
+// # Znode layout
+//
+// The value lives in one PERSISTENT node at the handle's path, exactly as
+// Curator stores it: a Long as 8 bytes big-endian, an Int as 4 bytes
+// big-endian, a Value as its raw bytes. A missing node or empty data reads
+// as 0; data shorter than the number is ErrMalformed (Curator's corruption
+// error); bytes past the number are ignored, as Curator's ByteBuffer read
+// ignores them. The node and its missing ancestors (as containers) are made
+// by the first write that finds it missing. While a handle writes, it keeps
+// one EPHEMERAL child "<path>/writer-<uuid>" (see Guarantees); Curator
+// ignores it, and it goes with the handle's session. With PromotedToLock,
+// writers that give up optimism take Curator's InterProcessMutex at the
+// lock path (recipes/mutex), so Go and Java promoted writers exclude each
+// other.
+//
+// # Guarantees
+//
+// Every update is an optimistic read-modify-write: read the node and its
+// version, compute the new value, write it only if the version is unchanged.
+// A conflict is tried again under the handle's retry policy (WithRetryPolicy,
+// the client's by default), then, with PromotedToLock, again under the lock
+// (WithPromotedRetryPolicy). A Result says whether the update happened, the
+// value before and after it, and the tries it took, as Curator's AtomicValue
+// does; Long.Add and Int.Add return an error wrapping ErrNotApplied instead.
+//
+// An update is applied exactly once. Curator 5.4 retries a versioned
+// setData whose reply was lost to a connection drop; the retry fails on the
+// version its own first attempt moved, and the increment is made again:
+// counted twice. Here every write is one transaction that also stamps the
+// writer child with a number unique to that attempt, so after any failure
+// the handle reads its stamp and knows whether the write went through.
+// Writes of one handle run one at a time; goroutines that must update
+// concurrently use a handle each.
+//
+// # Connection loss
+//
+// Calls run under the client's retry policy and honour ctx. A write in
+// flight when the session expires cannot be checked (its stamp went with
+// the session): the call returns ErrUnknownOutcome rather than guess.
+package atomic
