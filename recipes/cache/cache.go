@@ -1,0 +1,525 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+
+	"github.com/gocurator/curator/framework"
+)
+
+// Cache keeps a copy of a znode, its children or its subtree in memory,
+// kept current by one watch on the server: Curator's CuratorCache,
+// TreeCache, PathChildrenCache and NodeCache in one type (see the
+// package documentation). Reads (Get, Children, Len, Walk) come from
+// memory; Listen reports each change. A Cache is safe for concurrent use.
+// A nil *Cache caches nothing: its reads report nothing, Start and
+// Synced return ErrNilHandle, Listen and Close do nothing.
+type Cache struct {
+	c       *framework.Client
+	path    string
+	o       options
+	optErr  error
+	log     *zap.Logger
+	life    context.Context // ends at Close
+	cancel  context.CancelFunc
+	runDone chan struct{} // closed when the event loop ends
+	// readMu serialises the cache's reads of the server (the event loop's
+	// and Synced's), so that no two reads of one path are in flight.
+	readMu sync.Mutex
+
+	mu        sync.RWMutex
+	state     int
+	nodes     map[string]*entry
+	listeners map[*listener]struct{}
+	w         *framework.Watcher
+	cancelW   context.CancelFunc
+}
+
+const (
+	idle = iota
+	starting
+	started
+	closed
+)
+
+// entry is a cached node.
+type entry struct {
+	data     []byte
+	stat     zk.Stat
+	children map[string]struct{} // nil while it has none cached
+}
+
+// New returns a cache of path and, with the default options, its whole
+// subtree. It does no I/O: Start loads it.
+func New(c *framework.Client, path string, opts ...Option) *Cache {
+	o := defaults()
+	var optErr error
+	for i, opt := range opts {
+		if opt == nil {
+			optErr = fmt.Errorf("cache: option %d is nil: %w", i, ErrInvalidOption)
+			break
+		}
+		if err := opt(&o); err != nil {
+			optErr = err
+			break
+		}
+	}
+	log := zap.NewNop()
+	if c != nil {
+		log = c.Logger().Named("cache").With(zap.String("path", path))
+	}
+	life, cancel := context.WithCancel(context.Background())
+	return &Cache{
+		c: c, path: path, o: o, optErr: optErr, log: log,
+		life: life, cancel: cancel, runDone: make(chan struct{}),
+		nodes: map[string]*entry{}, listeners: map[*listener]struct{}{},
+	}
+}
+
+// Start sets the cache's watch on the server and loads the cache, and
+// returns once the load is done (listeners get a Created event for each
+// node found, then Initialized). From then on the cache follows every
+// change. While the server cannot be reached, Start keeps trying until
+// ctx ends. On failure (ctx's error, ErrClosed, ErrInvalidPath,
+// ErrInvalidOption, ErrStarted, zk.ErrNoAuth for a root it may not
+// watch) nothing is left running and no watch is left on the server;
+// a Start that failed may be called again.
+func (c *Cache) Start(ctx context.Context) error {
+	if c == nil {
+		return ErrNilHandle
+	}
+	if ctx == nil {
+		return fmt.Errorf("cache %s: start: nil context: %w", c.path, ErrInvalidOption)
+	}
+	if c.optErr != nil {
+		return fmt.Errorf("cache %s: start: %w", c.path, c.optErr)
+	}
+	if c.c == nil {
+		return fmt.Errorf("cache %s: start: %w", c.path, ErrNilClient)
+	}
+	if err := framework.ValidatePath(c.path); err != nil {
+		return fmt.Errorf("cache %s: start: %w", c.path, err)
+	}
+	c.mu.Lock()
+	switch c.state {
+	case starting, started:
+		c.mu.Unlock()
+		return fmt.Errorf("cache %s: start: %w", c.path, ErrStarted)
+	case closed:
+		c.mu.Unlock()
+		return fmt.Errorf("cache %s: start: %w", c.path, ErrClosed)
+	}
+	c.state = starting
+	c.mu.Unlock()
+	if err := c.start(ctx); err != nil {
+		c.mu.Lock()
+		if c.state == starting {
+			c.state = idle
+		}
+		c.mu.Unlock()
+		if c.life.Err() != nil {
+			err = ErrClosed
+		}
+		return fmt.Errorf("cache %s: start: %w", c.path, err)
+	}
+	return nil
+}
+
+func (c *Cache) start(ctx context.Context) error {
+	// Calls run until Start's ctx ends or the cache closes.
+	sctx, cancel := context.WithCancel(c.life)
+	defer cancel()
+	defer context.AfterFunc(ctx, cancel)()
+	var wopts []framework.WatchOption
+	if c.o.maxDepth != 0 {
+		wopts = append(wopts, framework.Recursive())
+	}
+	if c.o.oneShot {
+		wopts = append(wopts, framework.OneShot())
+	}
+	var w *framework.Watcher
+	var cancelW context.CancelFunc
+	for {
+		changed := c.c.StateChanged()
+		var err error
+		if w == nil {
+			// The Watcher lives until Close, not until ctx ends.
+			wctx, wcancel := context.WithCancel(c.life)
+			stop := context.AfterFunc(sctx, wcancel)
+			w, err = c.c.Watch(wctx, c.path, wopts...)
+			if !stop() || err != nil {
+				wcancel()
+				if w != nil {
+					_ = w.Close()
+					w = nil
+				}
+				if err == nil {
+					err = sctx.Err()
+				}
+			} else {
+				cancelW = wcancel
+			}
+		}
+		if w != nil {
+			// Changes made during the load queue in the Watcher, and are
+			// read again after it.
+			err = c.load(sctx, c.path)
+			if err == nil {
+				break
+			}
+		}
+		if !retriable(err) || sctx.Err() != nil {
+			if w != nil {
+				cancelW()
+				_ = w.Close()
+			}
+			c.mu.Lock()
+			c.nodes = map[string]*entry{}
+			c.mu.Unlock()
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
+		}
+		c.log.Debug("start: trying again once the connection changes", zap.Error(err))
+		select {
+		case <-changed:
+		case <-sctx.Done():
+		}
+	}
+	c.mu.Lock()
+	if c.state != starting {
+		c.mu.Unlock()
+		cancelW()
+		_ = w.Close()
+		return ErrClosed
+	}
+	c.state = started
+	c.w, c.cancelW = w, cancelW
+	c.emitLocked(Event{Type: Initialized, Path: c.path})
+	c.mu.Unlock()
+	c.log.Info("cache loaded", zap.Int("nodes", c.Len()), zap.Bool("persistent", w.Persistent()))
+	go c.run(w)
+	return nil
+}
+
+// retriable reports whether an error is one that a later connection may
+// cure.
+func retriable(err error) bool {
+	for _, e := range []error{context.Canceled, context.DeadlineExceeded, framework.ErrClosed,
+		framework.ErrInvalidPath, framework.ErrDataTooLarge, framework.ErrNilClient,
+		framework.ErrAuthFailed, framework.ErrInvalidOption, zk.ErrNoAuth, zk.ErrBadArguments} {
+		if errors.Is(err, e) {
+			return false
+		}
+	}
+	return true
+}
+
+// run follows the Watcher's events until the cache closes or the client
+// does.
+func (c *Cache) run(w *framework.Watcher) {
+	defer close(c.runDone)
+	for ev := range w.Events() {
+		c.handle(ev)
+	}
+	if err := w.Err(); err != nil && c.life.Err() == nil {
+		c.log.Info("cache stopped following changes", zap.Error(err))
+	}
+}
+
+// handle brings the cache up to date with one event of the Watcher. The
+// event says only which path to read: its type may be stale, as the
+// Watcher coalesces.
+func (c *Cache) handle(ev framework.WatchEvent) {
+	c.readMu.Lock()
+	defer c.readMu.Unlock()
+	switch ev.Type {
+	case framework.WatchSynced:
+		return
+	case framework.WatchResync:
+		reason := Reconnected
+		if ev.NewSession {
+			reason = NewSession
+		}
+		c.resync(reason)
+		return
+	}
+	if !c.inTree(ev.Path) {
+		c.log.Warn("event outside the cached tree: reading it all again", zap.String("event", ev.Path))
+		c.resync(OutOfTree)
+		return
+	}
+	if !c.wanted(ev.Path) {
+		return
+	}
+	if err := c.refresh(c.life, ev.Path); err != nil && c.life.Err() == nil {
+		// A connection problem: the reconnection's resync reads it again.
+		c.log.Debug("read after event failed", zap.String("event", ev.Path), zap.Error(err))
+	}
+}
+
+// resync reads the whole tree again, until it succeeds or the cache
+// closes, then reports Resynced.
+func (c *Cache) resync(reason ResyncReason) {
+	for {
+		changed := c.c.StateChanged()
+		err := c.load(c.life, c.path)
+		if err == nil {
+			break
+		}
+		if c.life.Err() != nil {
+			return
+		}
+		c.log.Debug("resync: trying again once the connection changes", zap.Error(err))
+		select {
+		case <-changed:
+		case <-c.life.Done():
+			return
+		}
+	}
+	c.mu.Lock()
+	c.emitLocked(Event{Type: Resynced, Path: c.path, Reason: reason})
+	c.mu.Unlock()
+	c.log.Info("cache resynced", zap.Stringer("reason", reason))
+}
+
+// inTree reports whether p is the root or below it.
+func (c *Cache) inTree(p string) bool {
+	return p == c.path || strings.HasPrefix(p, c.path+"/") || c.path == "/" && strings.HasPrefix(p, "/")
+}
+
+// depth is p's depth below the root (0 for the root), for a path in the
+// tree.
+func (c *Cache) depth(p string) int {
+	if p == c.path {
+		return 0
+	}
+	rel := strings.TrimPrefix(p, c.path)
+	return strings.Count(rel, "/")
+}
+
+// wanted reports whether p, in the tree, is within the depth and passes
+// the filter with all its ancestors below the root.
+func (c *Cache) wanted(p string) bool {
+	if p == c.path {
+		return true
+	}
+	if c.o.maxDepth >= 0 && c.depth(p) > c.o.maxDepth {
+		return false
+	}
+	if c.o.filter == nil {
+		return true
+	}
+	for a := p; a != c.path; a, _ = framework.SplitPath(a) {
+		if !c.o.filter(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// Get returns the cached node at path (a full path, as the caller names
+// it), and false if the cache holds none: the node does not exist, is
+// outside the cache, or the cache is not loaded (or closed).
+func (c *Cache) Get(path string) (Node, bool) {
+	if c == nil {
+		return Node{}, false
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	e := c.nodes[path]
+	if e == nil {
+		return Node{}, false
+	}
+	return Node{Path: path, Data: e.data, Stat: e.stat}, true
+}
+
+// Children returns the sorted names of path's cached children; none if
+// the node is not cached.
+func (c *Cache) Children(path string) []string {
+	if c == nil {
+		return nil
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	e := c.nodes[path]
+	if e == nil || len(e.children) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(e.children))
+	for k := range e.children {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Len returns how many nodes are cached, the root included.
+func (c *Cache) Len() int {
+	if c == nil {
+		return 0
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.nodes)
+}
+
+// Walk calls fn for path's cached node and every cached node below it,
+// parents before children and siblings in name order, until fn returns
+// false. It walks a copy taken when it is called, so fn may call the
+// cache.
+func (c *Cache) Walk(path string, fn func(Node) bool) {
+	if c == nil || fn == nil {
+		return
+	}
+	var all []Node
+	c.mu.RLock()
+	var visit func(p string)
+	visit = func(p string) {
+		e := c.nodes[p]
+		if e == nil {
+			return
+		}
+		all = append(all, Node{Path: p, Data: e.data, Stat: e.stat})
+		names := make([]string, 0, len(e.children))
+		for k := range e.children {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			visit(framework.JoinPath(p, k))
+		}
+	}
+	visit(path)
+	c.mu.RUnlock()
+	for _, n := range all {
+		if !fn(n) {
+			return
+		}
+	}
+}
+
+// Listen registers fn for every event of the cache from now on: a
+// listener added before Start hears of each node the load finds exactly
+// once (Created), then Initialized. Events come in order, on a goroutine
+// of the listener's own, and are never dropped: a listener slower than
+// the changes gets each path's outcome (see Event.Coalesced), so it
+// never blocks the cache and its queue is bounded by the number of paths.
+// cancel unregisters fn; events queued and not yet delivered are
+// dropped. cancel may be called from fn.
+func (c *Cache) Listen(fn func(Event)) (cancel func()) {
+	if c == nil || fn == nil {
+		return func() {}
+	}
+	l := newListener(fn)
+	c.mu.Lock()
+	if c.state == closed {
+		c.mu.Unlock()
+		return func() {}
+	}
+	c.listeners[l] = struct{}{}
+	c.mu.Unlock()
+	go l.run()
+	return func() {
+		c.mu.Lock()
+		delete(c.listeners, l)
+		c.mu.Unlock()
+		l.stop()
+	}
+}
+
+// emitLocked queues ev for every listener; c.mu is held.
+func (c *Cache) emitLocked(ev Event) {
+	for l := range c.listeners {
+		l.push(ev)
+	}
+}
+
+// Synced returns once the cache reflects every change the server had
+// committed when Synced was called (read-your-writes: a write that
+// returned before Synced was called is in the cache when it returns). It
+// runs a server sync and waits until the cache has handled every change
+// the sync brought (with one-shot watches, it reads the tree again). It
+// returns ctx's error if ctx ends first, ErrNotStarted before Start has
+// succeeded, ErrClosed after Close.
+func (c *Cache) Synced(ctx context.Context) error {
+	if c == nil {
+		return ErrNilHandle
+	}
+	c.mu.RLock()
+	state, w := c.state, c.w
+	c.mu.RUnlock()
+	switch state {
+	case closed:
+		return fmt.Errorf("cache %s: synced: %w", c.path, ErrClosed)
+	case idle, starting:
+		return fmt.Errorf("cache %s: synced: %w", c.path, ErrNotStarted)
+	}
+	err := w.Sync(ctx)
+	if errors.Is(err, framework.ErrNotPersistent) {
+		err = c.syncByReading(ctx)
+	}
+	if err != nil {
+		if c.life.Err() != nil {
+			err = ErrClosed
+		}
+		return fmt.Errorf("cache %s: synced: %w", c.path, err)
+	}
+	return nil
+}
+
+// syncByReading is Synced for one-shot watches: a server sync, then the
+// whole tree read again (serialised with the event loop's reads).
+func (c *Cache) syncByReading(ctx context.Context) error {
+	if err := c.c.Sync(ctx, c.path); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(c.life, cancel)()
+	c.readMu.Lock()
+	defer c.readMu.Unlock()
+	return c.load(ctx, c.path)
+}
+
+// Close stops following changes, removes the cache's watch from the
+// server and stops every listener (events not yet delivered are
+// dropped; a listener running at the time finishes first, and Close may
+// be called from one). The cached nodes stay readable. Close is
+// idempotent; it returns nil.
+func (c *Cache) Close() error {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	if c.state == closed {
+		c.mu.Unlock()
+		return nil
+	}
+	wasStarted := c.state == started
+	c.state = closed
+	w, cancelW := c.w, c.cancelW
+	ls := c.listeners
+	c.listeners = map[*listener]struct{}{}
+	c.mu.Unlock()
+	c.cancel()
+	if wasStarted {
+		cancelW()
+		_ = w.Close()
+		<-c.runDone
+	}
+	for l := range ls {
+		if !l.stop() {
+			<-l.done
+		}
+	}
+	return nil
+}

@@ -1,0 +1,328 @@
+package cache
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+
+	"github.com/gocurator/curator/framework"
+)
+
+// A read of one node: its data (nil with StatsOnly) and Stat, nil stat
+// when the node is missing.
+type read struct {
+	data []byte
+	stat *zk.Stat
+	err  error // ErrNotCompressed, for the event
+}
+
+// readNode reads p: getData, or exists with StatsOnly.
+func (c *Cache) readNode(ctx context.Context, p string) (read, error) {
+	if c.o.statsOnly {
+		st, err := c.c.Exists(ctx, p)
+		return read{stat: st}, err
+	}
+	data, st, err := c.c.Get(ctx, p)
+	if errors.Is(err, zk.ErrNoNode) {
+		return read{}, nil
+	}
+	if err != nil {
+		return read{}, err
+	}
+	r := read{data: data, stat: st}
+	if c.o.compressed && len(data) > 0 {
+		if plain, err := gunzip(data); err != nil {
+			r.err = fmt.Errorf("%s: %w: %v", p, ErrNotCompressed, err)
+		} else {
+			r.data = plain
+		}
+	}
+	return r, nil
+}
+
+func gunzip(data []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	return io.ReadAll(zr)
+}
+
+// refresh brings the cache up to date with path p after an event of it:
+// one read when p is a known node, a load of its subtree when it is new
+// (or a new incarnation), a load from the highest uncached ancestor when
+// its parent is not cached.
+func (c *Cache) refresh(ctx context.Context, p string) error {
+	top := p
+	c.mu.RLock()
+	for top != c.path {
+		parent, _ := framework.SplitPath(top)
+		if c.nodes[parent] != nil {
+			break
+		}
+		top = parent
+	}
+	c.mu.RUnlock()
+	if top != p {
+		return c.load(ctx, top)
+	}
+	r, err := c.readNode(ctx, p)
+	if errors.Is(err, zk.ErrNoAuth) {
+		c.unreadable(p, err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	c.mu.RLock()
+	e := c.nodes[p]
+	known := e != nil && r.stat != nil && r.stat.Czxid == e.stat.Czxid
+	c.mu.RUnlock()
+	if known || r.stat == nil {
+		c.apply(p, r)
+		return nil
+	}
+	return c.loadFrom(ctx, p, &r)
+}
+
+// load reads p and its subtree (within the depth and filter) and brings
+// the cache in line with them: every node found is added or updated,
+// every cached node not found is removed, each with its event.
+func (c *Cache) load(ctx context.Context, p string) error { return c.loadFrom(ctx, p, nil) }
+
+// loadFrom is load with p's read done already (first, if not nil).
+// Reads are pipelined: up to readsInFlight workers take paths from a
+// queue, each reading a node and then, if it has children, listing them
+// and queueing them. A parent is applied before its children are
+// queued, so listeners hear of parents first.
+func (c *Cache) loadFrom(ctx context.Context, p string, first *read) error {
+	kids, err := c.visit(ctx, p, first)
+	if err != nil || len(kids) == 0 {
+		return err
+	}
+	l := &loader{c: c, ctx: ctx, queue: kids}
+	l.cond = sync.NewCond(&l.mu)
+	l.mu.Lock()
+	l.grow()
+	for l.workers > 0 {
+		l.cond.Wait()
+	}
+	err = l.err
+	l.mu.Unlock()
+	return err
+}
+
+type loader struct {
+	c   *Cache
+	ctx context.Context
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []string
+	head    int
+	active  int // paths being read
+	workers int
+	err     error
+}
+
+// grow starts workers up to the bound and the work queued; l.mu held.
+func (l *loader) grow() {
+	for l.workers < l.c.o.readsInFlight && l.workers-l.active < len(l.queue)-l.head {
+		l.workers++
+		go l.work()
+	}
+}
+
+func (l *loader) work() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	defer l.cond.Broadcast()
+	for {
+		for l.head == len(l.queue) && l.active > 0 && l.err == nil {
+			l.cond.Wait()
+		}
+		if l.err != nil || l.head == len(l.queue) {
+			l.workers--
+			return
+		}
+		p := l.queue[l.head]
+		l.queue[l.head] = ""
+		l.head++
+		if l.head == len(l.queue) {
+			l.queue, l.head = l.queue[:0], 0
+		}
+		l.active++
+		l.mu.Unlock()
+		kids, err := l.c.visit(l.ctx, p, nil)
+		l.mu.Lock()
+		l.active--
+		if err != nil && l.err == nil {
+			l.err = err
+		}
+		l.queue = append(l.queue, kids...)
+		l.grow()
+		l.cond.Broadcast()
+	}
+}
+
+// visit reads p (unless first is its read), applies it, and returns the
+// paths of its children to visit next.
+func (c *Cache) visit(ctx context.Context, p string, first *read) ([]string, error) {
+	var r read
+	if first != nil {
+		r = *first
+	} else {
+		var err error
+		r, err = c.readNode(ctx, p)
+		if errors.Is(err, zk.ErrNoAuth) {
+			c.unreadable(p, err)
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !c.apply(p, r) || r.stat == nil {
+		return nil, nil
+	}
+	if c.o.maxDepth >= 0 && c.depth(p) >= c.o.maxDepth {
+		return nil, nil
+	}
+	var names []string
+	if r.stat.NumChildren > 0 {
+		var err error
+		names, _, err = c.c.Children(ctx, p)
+		switch {
+		case errors.Is(err, zk.ErrNoNode):
+			c.apply(p, read{})
+			return nil, nil
+		case errors.Is(err, zk.ErrNoAuth):
+			c.unreadable(p, err)
+			return nil, nil
+		case err != nil:
+			return nil, err
+		}
+	}
+	kids := make([]string, 0, len(names))
+	keep := make(map[string]struct{}, len(names))
+	for _, n := range names {
+		k := framework.JoinPath(p, n)
+		if c.o.filter != nil && !c.o.filter(k) {
+			continue
+		}
+		keep[n] = struct{}{}
+		kids = append(kids, k)
+	}
+	c.mu.Lock()
+	if e := c.nodes[p]; e != nil {
+		for n := range e.children {
+			if _, ok := keep[n]; !ok {
+				c.removeLocked(framework.JoinPath(p, n))
+			}
+		}
+	}
+	c.mu.Unlock()
+	return kids, nil
+}
+
+// apply puts a read of p into the cache, with its event, and reports
+// whether p is cached after it. Reads older than what is cached (a lower
+// czxid, or the same czxid and a lower mzxid) are ignored: the cache
+// only moves forward. Changes are told by czxid and mzxid, never by
+// version, so a node deleted and made again with the same version is seen
+// (CURATOR-391).
+func (c *Cache) apply(p string, r read) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state == closed {
+		return false
+	}
+	e := c.nodes[p]
+	if r.stat == nil {
+		if e != nil {
+			c.removeLocked(p)
+		}
+		return false
+	}
+	if e != nil {
+		switch {
+		case r.stat.Czxid < e.stat.Czxid:
+			return true
+		case r.stat.Czxid > e.stat.Czxid:
+			// Another incarnation: the old one and its subtree are gone.
+			c.removeLocked(p)
+			e = nil
+		case r.stat.Mzxid < e.stat.Mzxid:
+			return true
+		case r.stat.Mzxid > e.stat.Mzxid:
+			old := Node{Path: p, Data: e.data, Stat: e.stat}
+			e.data, e.stat = r.data, *r.stat
+			c.emitLocked(Event{Type: Changed, Path: p, Node: Node{Path: p, Data: e.data, Stat: e.stat}, Old: old, Err: r.err})
+			return true
+		default:
+			if r.stat.Pzxid >= e.stat.Pzxid {
+				e.stat = *r.stat
+			}
+			return true
+		}
+	}
+	if p != c.path {
+		parent, name := framework.SplitPath(p)
+		pe := c.nodes[parent]
+		if pe == nil {
+			return false
+		}
+		if pe.children == nil {
+			pe.children = map[string]struct{}{}
+		}
+		pe.children[name] = struct{}{}
+	}
+	e = &entry{data: r.data, stat: *r.stat}
+	c.nodes[p] = e
+	c.emitLocked(Event{Type: Created, Path: p, Node: Node{Path: p, Data: e.data, Stat: e.stat}, Err: r.err})
+	return true
+}
+
+// removeLocked removes p and its cached subtree, deepest first, each with
+// a Deleted event; c.mu is held.
+func (c *Cache) removeLocked(p string) {
+	e := c.nodes[p]
+	if e == nil {
+		return
+	}
+	for n := range e.children {
+		c.removeLocked(framework.JoinPath(p, n))
+	}
+	delete(c.nodes, p)
+	if p != c.path {
+		parent, name := framework.SplitPath(p)
+		if pe := c.nodes[parent]; pe != nil {
+			delete(pe.children, name)
+			if len(pe.children) == 0 {
+				pe.children = nil
+			}
+		}
+	}
+	c.emitLocked(Event{Type: Deleted, Path: p, Node: Node{Path: p, Data: e.data, Stat: e.stat}})
+}
+
+// unreadable reports a node the client may not read, and drops it from
+// the cache.
+func (c *Cache) unreadable(p string, err error) {
+	c.log.Warn("node not readable", zap.String("node", p), zap.Error(err))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state == closed {
+		return
+	}
+	c.removeLocked(p)
+	c.emitLocked(Event{Type: Unreadable, Path: p, Err: fmt.Errorf("cache: read %s: %w", p, err)})
+}

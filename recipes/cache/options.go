@@ -1,0 +1,101 @@
+package cache
+
+import "fmt"
+
+// Option configures a Cache.
+type Option func(*options) error
+
+type options struct {
+	// maxDepth is the depth below the root that is cached: 0 the root
+	// alone (SingleNode), 1 the root and its children; -1 (the default)
+	// the whole subtree.
+	maxDepth int
+	// filter, if set, decides which nodes below the root are cached
+	// (with their subtrees); default: all.
+	filter func(path string) bool
+	// statsOnly keeps each node's Stat but not its data (default: data
+	// kept).
+	statsOnly bool
+	// compressed gunzips each node's data (default: data as stored).
+	compressed bool
+	// oneShot watches with one-shot watches even where the server has
+	// persistent ones (default: persistent where available).
+	oneShot bool
+	// readsInFlight bounds the reads a load or resync has outstanding
+	// (default 64): pipelined enough to hide the round trip, far from
+	// the 65,535 at which Curator 5.4 loses nodes (CURATOR-690).
+	readsInFlight int
+}
+
+func defaults() options {
+	return options{maxDepth: -1, readsInFlight: 64}
+}
+
+// SingleNode caches the root node alone, as Curator's NodeCache: its
+// data and Stat, whether it exists or not, and no children.
+func SingleNode() Option {
+	return func(o *options) error { o.maxDepth = 0; return nil }
+}
+
+// WithMaxDepth caches the root and n levels below it: 0 is SingleNode,
+// 1 the root and its children (PathChildrenCache's view), and so on. n
+// must not be negative.
+func WithMaxDepth(n int) Option {
+	return func(o *options) error {
+		if n < 0 {
+			return fmt.Errorf("cache: max depth %d: %w", n, ErrInvalidOption)
+		}
+		o.maxDepth = n
+		return nil
+	}
+}
+
+// WithFilter caches only the nodes below the root for which keep returns
+// true, and none below a node it refuses: Curator's TreeCacheSelector.
+// keep gets full paths (as the caller names them) and must be quick and
+// not call the cache; the root is always cached.
+func WithFilter(keep func(path string) bool) Option {
+	return func(o *options) error {
+		if keep == nil {
+			return fmt.Errorf("cache: nil filter: %w", ErrInvalidOption)
+		}
+		o.filter = keep
+		return nil
+	}
+}
+
+// StatsOnly keeps each node's Stat but not its data (Curator's
+// setCacheData(false)): Node.Data is nil, Changed events report data
+// changes by their Stat, and the cache reads with exists rather than
+// getData.
+func StatsOnly() Option {
+	return func(o *options) error { o.statsOnly = true; return nil }
+}
+
+// CompressedData gunzips every node's data as it is read, for nodes
+// written with Curator's GzipCompressionProvider (or
+// framework compression): Node.Data is the uncompressed data. A node
+// whose data is not gzip is cached as stored, and its event carries
+// ErrNotCompressed.
+func CompressedData() Option {
+	return func(o *options) error { o.compressed = true; return nil }
+}
+
+// OneShotWatches makes the cache watch with one-shot watches, two per
+// node, as Curator's TreeCache does, even on a server with persistent
+// watches (see framework.OneShot). The events are the same.
+func OneShotWatches() Option {
+	return func(o *options) error { o.oneShot = true; return nil }
+}
+
+// WithReadsInFlight bounds the reads a load or resync keeps outstanding
+// (default 64). n must be positive.
+func WithReadsInFlight(n int) Option {
+	return func(o *options) error {
+		if n < 1 {
+			return fmt.Errorf("cache: %d reads in flight: %w", n, ErrInvalidOption)
+		}
+		o.readsInFlight = n
+		return nil
+	}
+}
