@@ -8,13 +8,16 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gocurator/curator/internal/zkwire"
 )
 
 // Proxy is a TCP proxy in front of a ZooKeeper server that injects faults:
 // Cut partitions the clients behind it loudly (their connections close at
 // once), BlackHole silently (every byte is dropped and nothing closes, as in
 // a real network partition), Restore ends either, and LoseNextCreateReply
-// loses the reply to one create. SetDelay models the distance of a network:
+// loses the reply to one create (LoseNextSetReply, LoseNextDeleteReply and
+// LoseNextMultiReply to one set, delete or transaction). SetDelay models the distance of a network:
 // a one-way latency in each direction. Its methods are safe for concurrent
 // use.
 type Proxy struct {
@@ -30,7 +33,7 @@ type Proxy struct {
 	cut       bool
 	blackHole bool
 	closed    bool
-	armed     chan struct{} // the pending lost-reply fault, nil if none
+	armed     []*lostReply // the pending lost-reply faults, one per kind
 }
 
 // proxyDialTimeout bounds connecting to the target.
@@ -184,34 +187,94 @@ func (p *Proxy) Delay() time.Duration { return time.Duration(p.delay.Load()) }
 // the same channel. If the connection carrying the create dies before the
 // reply arrives, the fault is armed again for the next create. It does not
 // block.
-func (p *Proxy) LoseNextCreateReply() <-chan struct{} {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.armed == nil {
-		p.armed = make(chan struct{})
+func (p *Proxy) LoseNextCreateReply() <-chan struct{} { return p.arm(lostCreate) }
+
+// LoseNextSetReply is LoseNextCreateReply for the next setData request:
+// the server applies it, the client sees a connection loss.
+func (p *Proxy) LoseNextSetReply() <-chan struct{} { return p.arm(lostSet) }
+
+// LoseNextDeleteReply is LoseNextCreateReply for the next delete request.
+func (p *Proxy) LoseNextDeleteReply() <-chan struct{} { return p.arm(lostDelete) }
+
+// LoseNextMultiReply is LoseNextCreateReply for the next multi
+// (transaction) request.
+func (p *Proxy) LoseNextMultiReply() <-chan struct{} { return p.arm(lostMulti) }
+
+// lostKind is the kind of request a lost-reply fault is armed for.
+type lostKind int
+
+const (
+	lostCreate lostKind = iota
+	lostSet
+	lostDelete
+	lostMulti
+)
+
+// matches reports whether a request of opcode op carries a fault of kind k.
+func (k lostKind) matches(op int32) bool {
+	switch k {
+	case lostCreate:
+		return isCreate(op)
+	case lostSet:
+		return op == zkwire.OpSetData
+	case lostDelete:
+		return op == zkwire.OpDelete
+	case lostMulti:
+		return op == zkwire.OpMulti
 	}
-	return p.armed
+	return false
 }
 
-// takeArmed disarms the lost-reply fault for the connection that will
-// carry it, returning its channel, or nil when nothing is armed.
-func (p *Proxy) takeArmed() chan struct{} {
+// lostReply is one armed lost-reply fault.
+type lostReply struct {
+	kind  lostKind
+	fired chan struct{}
+}
+
+// arm arms a fault of kind k, or returns the one already armed.
+func (p *Proxy) arm(k lostKind) <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	ch := p.armed
-	p.armed = nil
-	return ch
+	for _, f := range p.armed {
+		if f.kind == k {
+			return f.fired
+		}
+	}
+	f := &lostReply{kind: k, fired: make(chan struct{})}
+	p.armed = append(p.armed, f)
+	return f.fired
+}
+
+// takeArmed disarms the lost-reply fault for a request of opcode op, for
+// the connection that will carry it, returning it, or nil when nothing is
+// armed for op.
+func (p *Proxy) takeArmed(op int32) *lostReply {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, f := range p.armed {
+		if f.kind.matches(op) {
+			p.armed = append(p.armed[:i], p.armed[i+1:]...)
+			return f
+		}
+	}
+	return nil
 }
 
 // forget drops a closed connection; unfired, a fault it carried is armed
 // again.
-func (p *Proxy) forget(c *proxyConn, unfired chan struct{}) {
+func (p *Proxy) forget(c *proxyConn, unfired *lostReply) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.conns, c)
-	if unfired != nil && p.armed == nil && !p.closed {
-		p.armed = unfired
+	if unfired == nil || p.closed {
+		return
 	}
+	for _, f := range p.armed {
+		if f.kind == unfired.kind {
+			return
+		}
+	}
+	p.armed = append(p.armed, unfired)
 }
 
 func (p *Proxy) liveLocked() []*proxyConn {

@@ -32,7 +32,7 @@ type proxyConn struct {
 	// connection carries: the reply with xid dropXid is dropped and
 	// dropped closed. dropped is nil when none is carried.
 	dropXid int32
-	dropped chan struct{}
+	dropped *lostReply
 }
 
 // run dials the target and forwards until either side closes. The caller
@@ -170,8 +170,8 @@ func (c *proxyConn) clientToServer(r *bufio.Reader, toServer *delayLine) {
 			continue
 		}
 		// The first frame is the ConnectRequest, which has no header.
-		if xid, op, ok := requestHeader(frame); ok && !first && isCreate(op) {
-			c.carryFault(xid)
+		if xid, op, ok := requestHeader(frame); ok && !first {
+			c.carryFault(xid, op)
 		}
 		if err := toServer.send(frame); err != nil {
 			return
@@ -179,14 +179,14 @@ func (c *proxyConn) clientToServer(r *bufio.Reader, toServer *delayLine) {
 	}
 }
 
-func (c *proxyConn) carryFault(xid int32) {
+func (c *proxyConn) carryFault(xid, op int32) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dropped != nil || c.closed {
 		return
 	}
-	if ch := c.p.takeArmed(); ch != nil {
-		c.dropXid, c.dropped = xid, ch
+	if f := c.p.takeArmed(op); f != nil {
+		c.dropXid, c.dropped = xid, f
 	}
 }
 
@@ -231,7 +231,7 @@ func (c *proxyConn) takeFault(xid int32) chan struct{} {
 	if c.dropped == nil || xid != c.dropXid {
 		return nil
 	}
-	ch := c.dropped
+	ch := c.dropped.fired
 	c.dropped = nil
 	return ch
 }
