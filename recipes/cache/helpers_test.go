@@ -172,12 +172,3 @@ func mustDelete(t testing.TB, ctx context.Context, c *framework.Client, p string
 	}
 }
 
-func started(t testing.TB, ctx context.Context, c *framework.Client, path string, opts ...cache.Option) *cache.Cache {
-	t.Helper()
-	ch := cache.New(c, path, opts...)
-	t.Cleanup(func() { _ = ch.Close() })
-	if err := ch.Start(ctx); err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	return ch
-}
