@@ -35,9 +35,12 @@ type core struct {
 	stamp         uint64 // of the last attempt
 	writerSession int64  // the session the writer child exists in; 0: unknown
 
+	// promoted is set while the tries run under the promoted lock.
+	// Guarded by writing.
+	promoted bool
 	// beforeWrite, if set (tests), runs between an attempt's read and its
-	// write.
-	beforeWrite func()
+	// write, told whether the try is promoted.
+	beforeWrite func(promoted bool)
 }
 
 func newCore(c *framework.Client, path string, opts []Option) *core {
@@ -140,7 +143,7 @@ func (k *core) write(ctx context.Context, create bool, version int32, data []byt
 			ops = append(ops, framework.CreateOp(k.writer, stamp, framework.Ephemeral))
 		}
 		if k.beforeWrite != nil {
-			k.beforeWrite()
+			k.beforeWrite(k.promoted)
 		}
 		_, err := k.c.Multi(ctx, ops...)
 		if err == nil {
@@ -243,6 +246,8 @@ func (k *core) update(ctx context.Context, next func(pre []byte) ([]byte, error)
 			k.log.Info("releasing the promoted lock failed; it is deleted in the background", zap.Error(rerr))
 		}
 	}()
+	k.promoted = true
+	defer func() { k.promoted = false }()
 	_, err = k.tries(ctx, k.opts.promotedPolicy, next, &res, &res.Stats.PromotedTries)
 	return res, err
 }

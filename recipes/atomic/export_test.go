@@ -1,0 +1,9 @@
+package atomic
+
+// SetBeforeWrite installs a hook run between each try's read and its
+// write (told whether the try holds the promoted lock), to make conflicts
+// and faults happen at a chosen point. Set it before the handle is used.
+func SetBeforeWrite[T int32 | int64](n *Number[T], fn func(promoted bool)) { n.k.beforeWrite = fn }
+
+// WriterPath returns the handle's writer child.
+func WriterPath[T int32 | int64](n *Number[T]) string { return n.k.writer }
