@@ -1,0 +1,358 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/clock"
+	"github.com/gocurator/curator/internal/fanout"
+)
+
+// Node keeps a znode in existence while it runs, making it again whenever
+// it is lost: Curator's PersistentNode (PersistentEphemeralNode by
+// default, PersistentTtlNode with WithTTL). It never takes over a node it
+// did not make in its live session: see the package documentation. A Node
+// is safe for concurrent use. A nil *Node reports nothing: its calls that
+// act on ZooKeeper return ErrNilHandle.
+type Node struct {
+	c    *framework.Client
+	path string
+	o    options
+	log  *zap.Logger
+	err  error // New's verdict on its arguments, returned by Start
+
+	push chan struct{} // one token: serialises the writes of our data
+
+	mu       sync.Mutex
+	data     []byte
+	gen      uint64         // bumped by SetData
+	status   Event          // the current state
+	actual   string         // our node's path once made ("" before)
+	sessions map[int64]bool // sessions this Node created in
+	czxids   map[int64]bool // incarnations this Node made or adopted
+	reg      registration   // our registered node; zero when none
+	version  int32          // reg's data version, as last seen
+	pushed   uint64         // the gen of the data known to be on reg
+	dirty    bool           // reg's data is not known to be ours (adopted)
+	closed   bool
+	run      *run // the running loop, nil when not started
+	listen   fanout.Fanout[Event]
+}
+
+// run is one life of the Node's loop, from a Start to Close (or to a
+// failed Start).
+type run struct {
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the loop has ended
+	first  chan struct{} // closed at the first registration
+	err    error         // why the loop ended before registering; read after done
+}
+
+// New returns a Node for path with data, EPHEMERAL unless WithMode or
+// WithTTL say otherwise. It does no I/O: Start makes the node. nil data is
+// empty data. Invalid arguments (a nil client, an invalid path, options
+// that do not go together) are reported by Start.
+func New(c *framework.Client, path string, data []byte, opts ...Option) *Node {
+	n := &Node{
+		c:        c,
+		path:     path,
+		data:     slices.Clone(data),
+		push:     make(chan struct{}, 1),
+		sessions: map[int64]bool{},
+		czxids:   map[int64]bool{},
+		o:        options{mode: framework.Ephemeral, clock: clock.Real},
+	}
+	if n.data == nil {
+		n.data = []byte{}
+	}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&n.o)
+		}
+	}
+	n.err = n.validate()
+	n.log = n.o.log
+	if n.log == nil {
+		n.log = zap.NewNop()
+		if c != nil {
+			n.log = c.Logger().Named("node")
+		}
+	}
+	n.log = n.log.With(zap.String("path", path))
+	return n
+}
+
+func (n *Node) validate() error {
+	if n.c == nil {
+		return ErrNilClient
+	}
+	if err := framework.ValidatePath(n.path); err != nil {
+		return err
+	}
+	if n.path == "/" {
+		return fmt.Errorf("%w: the root cannot be a node", ErrInvalidPath)
+	}
+	o := &n.o
+	if o.ttl < 0 {
+		return fmt.Errorf("%w: TTL %v", ErrInvalidOption, o.ttl)
+	}
+	if o.ttl > 0 {
+		switch {
+		case !o.modeSet || o.mode == framework.Persistent:
+			o.mode = framework.PersistentWithTTL
+		case o.mode == framework.PersistentSequential:
+			o.mode = framework.PersistentSequentialWithTTL
+		case o.mode == framework.PersistentWithTTL || o.mode == framework.PersistentSequentialWithTTL:
+		default:
+			return fmt.Errorf("%w: TTL %v on a %v node", ErrInvalidOption, o.ttl, o.mode)
+		}
+	} else if o.mode == framework.PersistentWithTTL || o.mode == framework.PersistentSequentialWithTTL {
+		return fmt.Errorf("%w: mode %v without WithTTL", ErrInvalidOption, o.mode)
+	}
+	if o.mode < framework.Persistent || o.mode > framework.PersistentSequentialWithTTL {
+		return fmt.Errorf("%w: mode %v", ErrInvalidOption, o.mode)
+	}
+	if o.clock == nil {
+		o.clock = clock.Real
+	}
+	return nil
+}
+
+// Start makes the node and returns once it exists, made in the live
+// session (Curator's start and waitForInitialCreate), and keeps it there
+// until Close. If the path is held by an ephemeral node of another session,
+// Start returns ErrOwnedByOtherSession (or, with WaitForOwner, waits for
+// that node to go). Errors that retrying cannot mend are returned at once:
+// no permission (zk.ErrNoAuth), a missing parent with NoParentCreation
+// (zk.ErrNoNode), ErrTTLUnsupported, ErrInvalidPath, ErrInvalidOption,
+// ErrNilClient; connection problems are retried until ctx ends. On failure,
+// or when ctx ends first (its error), Start leaves no node behind (for a
+// node it may have made, a delete is retried in the background while the
+// connection is down) and nothing running; Start may then be called again.
+// A second Start of a running Node returns ErrAlreadyStarted; Start after
+// Close, ErrClosed.
+func (n *Node) Start(ctx context.Context) error {
+	if n == nil {
+		return ErrNilHandle
+	}
+	if n.err != nil {
+		return fmt.Errorf("node %s: start: %w", n.path, n.err)
+	}
+	n.mu.Lock()
+	switch {
+	case n.closed:
+		n.mu.Unlock()
+		return fmt.Errorf("node %s: start: %w", n.path, ErrClosed)
+	case n.run != nil:
+		n.mu.Unlock()
+		return fmt.Errorf("node %s: start: %w", n.path, ErrAlreadyStarted)
+	}
+	rctx, cancel := context.WithCancel(context.Background())
+	r := &run{cancel: cancel, done: make(chan struct{}), first: make(chan struct{})}
+	n.run = r
+	n.setStatusLocked(Event{State: Creating, Path: n.actual})
+	n.mu.Unlock()
+	go n.loop(rctx, r)
+
+	var err error
+	select {
+	case <-r.first:
+		return nil
+	case <-r.done:
+		err = r.err
+		if err == nil {
+			err = framework.ErrClosed
+		}
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	// Another look: registered at the same moment is success.
+	select {
+	case <-r.first:
+		return nil
+	default:
+	}
+	cctx, ccancel := n.c.CleanupContext(ctx)
+	defer ccancel()
+	n.stop(cctx, r, true)
+	n.mu.Lock()
+	if n.run == r {
+		n.run = nil
+		if !n.closed {
+			n.setStatusLocked(Event{State: Idle, Path: n.actual})
+		}
+	}
+	n.mu.Unlock()
+	return fmt.Errorf("node %s: start: %w", n.path, err)
+}
+
+// Path returns our node's path as the server named it (with the protected
+// prefix and the sequence number), "" before the first create. It stays
+// the same for the Node's life.
+func (n *Node) Path() string {
+	if n == nil {
+		return ""
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.actual
+}
+
+// Data returns the data the node carries, the last SetData's (or New's).
+func (n *Node) Data() []byte {
+	if n == nil {
+		return nil
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.data)
+}
+
+// SetData sets the node's data: at once on the node if it is registered,
+// and on every node made from now on (Curator's setData, which may be
+// called before Start, CURATOR-485; a re-created node carries the latest
+// data, CURATOR-241). It returns once the data is on the registered node,
+// or at once if none is registered (it will be made with the data). The
+// write is checked against the node's incarnation: it never changes a node
+// that another session made at the path. If ctx ends first, its error is
+// returned; the data is kept for the next create either way.
+func (n *Node) SetData(ctx context.Context, data []byte) error {
+	if n == nil {
+		return ErrNilHandle
+	}
+	if n.err != nil {
+		return fmt.Errorf("node %s: set data: %w", n.path, n.err)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	n.mu.Lock()
+	n.data = slices.Clone(data)
+	n.gen++
+	n.mu.Unlock()
+	if err := n.pushData(ctx); err != nil {
+		return fmt.Errorf("node %s: set data: %w", n.path, err)
+	}
+	return nil
+}
+
+// Status returns the Node's current state.
+func (n *Node) Status() Event {
+	if n == nil {
+		return Event{State: Closed}
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.status
+}
+
+// Registered reports whether our node exists, made in the live session:
+// the state is Registered and, for an ephemeral node, the session that
+// owns it is alive as judged from the clock (framework's SessionAlive), so
+// that Registered turns false when the session can no longer be trusted,
+// before the server may delete the node. It does no I/O.
+func (n *Node) Registered() bool {
+	if n == nil {
+		return false
+	}
+	st := n.Status()
+	if st.State != Registered {
+		return false
+	}
+	return !n.o.mode.IsEphemeral() || n.c.SessionAlive(st.Session)
+}
+
+// Listen registers fn for every change of state from now on (Registered,
+// Recreating with its reason, Closed, ...), delivered in order, never
+// dropped, on a goroutine of the listener's own. cancel unregisters it.
+// Close ends the listeners after the Closed event.
+func (n *Node) Listen(fn func(Event)) (cancel func()) {
+	if n == nil {
+		return func() {}
+	}
+	return n.listen.Add(fn)
+}
+
+// Close stops keeping the node and deletes it, and returns once it is
+// deleted and the Node's goroutines have ended. The delete is guaranteed:
+// if the connection is down or ctx ends first, it goes on in the
+// background (for an ephemeral node, only while the session that owns it
+// lives: the node goes with it otherwise) and Close returns ctx's or the
+// connection's error. It only deletes a node this Node made (checked by its
+// owner and incarnation), never another session's. A TTL node is not
+// deleted (as Curator's PersistentTtlNode.close): its touches stop and the
+// server deletes it within about 2×ttl. Close is idempotent; calls after
+// the first return nil.
+func (n *Node) Close(ctx context.Context) error {
+	if n == nil {
+		return nil
+	}
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return nil
+	}
+	n.closed = true
+	r := n.run
+	n.mu.Unlock()
+	var err error
+	if r != nil && n.err == nil {
+		err = n.stop(ctx, r, false)
+	}
+	n.mu.Lock()
+	n.setStatusLocked(Event{State: Closed, Path: n.actual})
+	n.mu.Unlock()
+	n.listen.Close()
+	if err != nil {
+		return fmt.Errorf("node %s: close: %w", n.path, err)
+	}
+	return nil
+}
+
+// stop ends the loop r and deletes what it made (a TTL node only when
+// failed says a Start failed).
+func (n *Node) stop(ctx context.Context, r *run, failed bool) error {
+	r.cancel()
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		// The loop ends on its own at its next step; the node is then
+		// deleted in the background.
+		go func() {
+			<-r.done
+			bctx, cancel := context.WithTimeout(context.Background(), cleanupBudget)
+			defer cancel()
+			_ = n.remove(bctx, failed)
+		}()
+		return ctx.Err()
+	}
+	return n.remove(ctx, failed)
+}
+
+// setStatusLocked records and publishes a state; n.mu is held.
+func (n *Node) setStatusLocked(ev Event) {
+	if n.status.State == Closed {
+		return
+	}
+	n.status = ev
+	n.listen.Publish(ev)
+}
+
+func (n *Node) setStatus(ev Event) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.status.State == ev.State && n.status.Czxid == ev.Czxid && errors.Is(n.status.Reason, ev.Reason) && errors.Is(ev.Reason, n.status.Reason) {
+		return // nothing new
+	}
+	n.setStatusLocked(ev)
+}
+
+// isNoNode reports a missing node.
+func isNoNode(err error) bool { return errors.Is(err, zk.ErrNoNode) }

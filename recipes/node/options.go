@@ -1,0 +1,88 @@
+package node
+
+import (
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/clock"
+)
+
+// Option configures a Node.
+type Option func(*options)
+
+type options struct {
+	// mode is the create mode. Default framework.Ephemeral (Curator's
+	// PersistentEphemeralNode); with WithTTL and no mode,
+	// framework.PersistentWithTTL.
+	mode    framework.Mode
+	modeSet bool
+	// protected names the first node "_c_<uuid>-<name>" (Curator's
+	// withProtection). Default false.
+	protected bool
+	// ttl makes a PersistentTtlNode: the node and its touch child are TTL
+	// nodes, the child touched every ttl/2. Default 0: none.
+	ttl time.Duration
+	// noParents fails a create whose parent is missing instead of making
+	// the missing ancestors as containers. Default false: containers are
+	// made, as Curator's creatingParentContainersIfNeeded.
+	noParents bool
+	// waitForOwner makes Start wait for a node of another session at the
+	// path to go instead of failing with ErrOwnedByOtherSession. Default
+	// false.
+	waitForOwner bool
+	// log is the logger. Default nil: the client's, named "node".
+	log *zap.Logger
+	// clock times the touches of a TTL node. Default clock.Real.
+	clock clock.Clock
+}
+
+// WithMode sets the create mode of the node (default framework.Ephemeral).
+// A sequential mode gets its sequence number at the first create; the node
+// is made again under that same name, without a new number (Curator's
+// PersistentNode does the same), so Path stays the same for the Node's
+// life. TTL modes need WithTTL.
+func WithMode(m framework.Mode) Option {
+	return func(o *options) { o.mode, o.modeSet = m, true }
+}
+
+// Protected names the node "_c_<uuid>-<name>" (Curator's withProtection),
+// so that a first create whose reply is lost is found, not made twice: use
+// it with sequential modes. The name, once made, is kept for every
+// re-creation.
+func Protected() Option { return func(o *options) { o.protected = true } }
+
+// WithTTL makes the node a PersistentTtlNode: the node is a
+// PERSISTENT_WITH_TTL node (PERSISTENT_SEQUENTIAL_WITH_TTL with a sequential
+// mode) with a child "touch", itself a TTL node, that is touched every ttl/2
+// while the Node runs. Once the Node stops (Close, or the process dies) the
+// server deletes the touch child ttl after its last touch, then the node,
+// within about 2×ttl plus its container check interval, even if the touch
+// child was never made. The server needs zookeeper.extendedTypesEnabled=true;
+// otherwise Start returns ErrTTLUnsupported. ttl must be positive, and the
+// mode persistent (Start returns ErrInvalidOption otherwise).
+func WithTTL(ttl time.Duration) Option { return func(o *options) { o.ttl = ttl } }
+
+// NoParentCreation makes the create fail when the node's parent is missing
+// (Start returns an error matching zk.ErrNoNode) instead of making the
+// missing ancestors as container nodes, which is the default (Curator's
+// useParentCreation).
+func NoParentCreation() Option { return func(o *options) { o.noParents = true } }
+
+// WaitForOwner makes Start wait while the path is held by an ephemeral node
+// of another session (another process with the same path, or this one
+// restarted before its old session expired), watching for that node's
+// deletion, and create ours once it has gone. Without it Start returns
+// ErrOwnedByOtherSession at once. After Start either way, a Node whose path
+// is taken by another session waits for it to go, reporting
+// ErrOwnedByOtherSession as the Reason of its Recreating event; it never
+// adopts or overwrites the other session's node.
+func WaitForOwner() Option { return func(o *options) { o.waitForOwner = true } }
+
+// WithLogger sets the logger (default: the client's, named "node").
+// Registrations and losses log at Info, retries at Debug.
+func WithLogger(log *zap.Logger) Option { return func(o *options) { o.log = log } }
+
+// withClock sets the clock of the touches (tests).
+func withClock(c clock.Clock) Option { return func(o *options) { o.clock = c } }
