@@ -16,9 +16,24 @@ type peer struct {
 	electionPort int
 }
 
+// line is the peer's server line, "server.<id>=<host>:<quorum>:<election>",
+// followed, in a dynamic configuration, by its role and client address.
+func (p peer) line(o options) string {
+	host := o.hostName()
+	if !o.reconfig {
+		return fmt.Sprintf("server.%d=%s:%d:%d", p.id, host, p.quorumPort, p.electionPort)
+	}
+	client := o.clientHost
+	if client == "" {
+		client = host
+	}
+	return fmt.Sprintf("server.%d=%s:%d:%d:participant;%s:%d", p.id, host, p.quorumPort, p.electionPort, client, p.clientPort)
+}
+
 // Files in a server's directory.
 const (
 	configFile  = "zoo.cfg"
+	dynamicFile = "zoo.cfg.dynamic"
 	dataDirName = "data"
 	logFileName = "server.log"
 	logbackFile = "logback.xml"
@@ -26,8 +41,10 @@ const (
 )
 
 // writeConfig writes zoo.cfg, data/myid and the logging configurations
-// into dir. peers is empty for a standalone server.
-func writeConfig(dir string, self peer, peers []peer) error {
+// into dir. peers is empty for a standalone server. With WithReconfig the
+// members go into a dynamic configuration file, zoo.cfg.dynamic, with their
+// client addresses, and reconfiguration is enabled.
+func writeConfig(dir string, self peer, peers []peer, o options) error {
 	data := filepath.Join(dir, dataDirName)
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return fmt.Errorf("zktest: create data dir: %w", err)
@@ -39,16 +56,33 @@ func writeConfig(dir string, self peer, peers []peer) error {
 	fmt.Fprintf(&b, "tickTime=200\ninitLimit=50\nsyncLimit=25\n")
 	fmt.Fprintf(&b, "minSessionTimeout=400\nmaxSessionTimeout=60000\n")
 	fmt.Fprintf(&b, "dataDir=%s\n", data)
-	fmt.Fprintf(&b, "clientPort=%d\nclientPortAddress=127.0.0.1\n", self.clientPort)
+	if !o.reconfig {
+		fmt.Fprintf(&b, "clientPort=%d\nclientPortAddress=127.0.0.1\n", self.clientPort)
+	}
 	fmt.Fprintf(&b, "4lw.commands.whitelist=*\nadmin.enableServer=false\n")
 	fmt.Fprintf(&b, "maxClientCnxns=0\n")
+	var dynamic strings.Builder
+	if o.reconfig {
+		// The server rewrites the dynamic file (as zoo.cfg.dynamic.<version>)
+		// at every reconfiguration; standaloneEnabled=false keeps an
+		// ensemble of one reconfigurable.
+		fmt.Fprintf(&b, "reconfigEnabled=true\nstandaloneEnabled=false\n")
+		fmt.Fprintf(&b, "dynamicConfigFile=%s\n", filepath.Join(dir, dynamicFile))
+	}
 	for _, p := range peers {
-		fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d\n", p.id, p.quorumPort, p.electionPort)
+		if o.reconfig {
+			fmt.Fprintln(&dynamic, p.line(o))
+		} else {
+			fmt.Fprintln(&b, p.line(o))
+		}
 	}
 	files := map[string]string{
 		configFile:  b.String(),
 		logbackFile: logbackConfig,
 		log4jFile:   log4jConfig,
+	}
+	if o.reconfig {
+		files[dynamicFile] = dynamic.String()
 	}
 	if len(peers) > 0 {
 		files[filepath.Join(dataDirName, "myid")] = strconv.Itoa(self.id) + "\n"
@@ -110,6 +144,11 @@ func jvmArgs(inst installation, o options, dir string) []string {
 		"-Dorg.slf4j.simpleLogger.logFile=System.out",
 		"-Dlogback.configurationFile=" + filepath.Join(dir, logbackFile),
 		"-Dlog4j.configuration=file:" + filepath.Join(dir, log4jFile),
+	}
+	if o.reconfig {
+		// Reconfiguration is for the super user or, as here, with ACLs
+		// off: tests reconfigure without credentials.
+		args = append(args, "-Dzookeeper.skipACL=yes")
 	}
 	args = append(args, o.jvmArgs...)
 	return append(args,

@@ -5,12 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
 // Ensemble is a quorum of ZooKeeper servers on loopback. Its methods are
 // safe for concurrent use.
 type Ensemble struct {
+	opts options
+	inst installation
+
+	mu      sync.Mutex // guards servers
 	servers []*Server
 }
 
@@ -42,13 +47,13 @@ func launchEnsemble(inst installation, o options, n int) (*Ensemble, error) {
 	for i := range peers {
 		peers[i] = peer{id: i + 1, clientPort: ports[3*i], quorumPort: ports[3*i+1], electionPort: ports[3*i+2]}
 	}
-	if n == 1 {
+	if n == 1 && !o.reconfig {
 		// One server is standalone, as Launch makes it.
 		peers = peers[:0:0]
 	}
-	e := &Ensemble{}
+	e := &Ensemble{opts: o, inst: inst}
 	for i := range n {
-		self := peer{id: i + 1, clientPort: ports[3*i]}
+		self := peer{id: i + 1, clientPort: ports[3*i], quorumPort: ports[3*i+1], electionPort: ports[3*i+2]}
 		s, err := newServer(inst, o, self, peers)
 		if err != nil {
 			e.Close()
@@ -75,16 +80,73 @@ func launchEnsemble(inst installation, o options, n int) (*Ensemble, error) {
 	return e, nil
 }
 
-// Servers returns the members in id order; index i holds id i+1.
+// Servers returns the members in id order; index i holds id i+1 (servers
+// added by AddServer included, whether or not a reconfiguration made them
+// members).
 func (e *Ensemble) Servers() []*Server {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	return append([]*Server(nil), e.servers...)
+}
+
+// AddServer starts a new server, with the next id, to join a
+// reconfigurable ensemble (WithReconfig), and blocks until it serves or
+// the start timeout passes. Its configuration lists the running members
+// and itself, as ZooKeeper's reconfiguration guide asks; it syncs with the
+// leader but takes part in the quorum only once a reconfiguration adds it
+// (reconfig with its ConfigLine). On failure it leaves nothing running.
+func (e *Ensemble) AddServer() (*Server, error) {
+	if !e.opts.reconfig {
+		return nil, errors.New("zktest: AddServer needs an ensemble launched WithReconfig")
+	}
+	return retryPorts(func() (*Server, error) { return e.addServer() })
+}
+
+func (e *Ensemble) addServer() (*Server, error) {
+	ports, err := freePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	self := peer{id: len(e.servers) + 1, clientPort: ports[0], quorumPort: ports[1], electionPort: ports[2]}
+	var peers []peer
+	for _, s := range e.servers {
+		if s.Running() {
+			peers = append(peers, s.peer)
+		}
+	}
+	e.mu.Unlock()
+	peers = append(peers, self)
+	s, err := newServer(e.inst, e.opts, self, peers)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.start()
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.awaitServing(p, time.Now().Add(e.opts.startTimeout)); err != nil {
+		s.Close()
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if self.id != len(e.servers)+1 {
+		// Another AddServer took the id meanwhile.
+		s.Close()
+		return nil, fmt.Errorf("zktest: concurrent AddServer for id %d", self.id)
+	}
+	e.servers = append(e.servers, s)
+	return s, nil
 }
 
 // ConnectString lists every member's address, comma-separated, running or
 // not, as clients of the ensemble expect.
 func (e *Ensemble) ConnectString() string {
-	addrs := make([]string, len(e.servers))
-	for i, s := range e.servers {
+	servers := e.Servers()
+	addrs := make([]string, len(servers))
+	for i, s := range servers {
 		addrs[i] = s.Addr()
 	}
 	return strings.Join(addrs, ",")
@@ -98,7 +160,7 @@ var ErrNoLeader = errors.New("zktest: no leader")
 // that says "leader" (or "standalone" in an ensemble of one). It does not
 // wait for an election: use AwaitLeader for that.
 func (e *Ensemble) Leader() (*Server, error) {
-	for _, s := range e.servers {
+	for _, s := range e.Servers() {
 		if !s.Running() {
 			continue
 		}
@@ -144,7 +206,7 @@ func containsServer(list []*Server, s *Server) bool {
 // the member its client is connected to.
 func (e *Ensemble) WatchCount() (int, error) {
 	total := 0
-	for _, s := range e.servers {
+	for _, s := range e.Servers() {
 		if !s.Running() {
 			continue
 		}
@@ -162,7 +224,7 @@ func (e *Ensemble) WatchCount() (int, error) {
 // once.
 func (e *Ensemble) Close() error {
 	var errs []error
-	for _, s := range e.servers {
+	for _, s := range e.Servers() {
 		errs = append(errs, s.Close())
 	}
 	return errors.Join(errs...)

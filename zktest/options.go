@@ -25,6 +25,23 @@ type options struct {
 	startTimeout time.Duration
 	// jvmArgs are appended after the defaults, so they can override them.
 	jvmArgs []string
+	// reconfig makes an ensemble with a dynamic configuration that can be
+	// reconfigured (WithReconfig).
+	reconfig bool
+	// host is the members' address in the configuration; "" for
+	// 127.0.0.1.
+	host string
+	// clientHost is the client address of the members in a dynamic
+	// configuration; "" for host.
+	clientHost string
+}
+
+// hostName is the address the configuration gives the members.
+func (o options) hostName() string {
+	if o.host == "" {
+		return "127.0.0.1"
+	}
+	return o.host
 }
 
 // minHeapMB is the smallest heap ZooKeeper starts with reliably.
@@ -86,4 +103,31 @@ func WithStartTimeout(d time.Duration) Option {
 // after the defaults, so they take precedence.
 func WithJVMArgs(args ...string) Option {
 	return func(o *options) { o.jvmArgs = append(o.jvmArgs, args...) }
+}
+
+// WithReconfig makes LaunchEnsemble start an ensemble that can be
+// reconfigured (ZooKeeper 3.5+ dynamic reconfiguration): reconfigEnabled,
+// standaloneEnabled=false (so an ensemble of one is a reconfigurable
+// ensemble too, not a standalone server), the members in a dynamic
+// configuration file with their client addresses, and
+// zookeeper.skipACL=yes, since ZooKeeper lets only the super user
+// reconfigure otherwise. AddServer starts new members for it.
+func WithReconfig() Option {
+	return func(o *options) { o.reconfig = true }
+}
+
+// WithConfigHost writes host (a name such as "localhost", or an address
+// that reaches 127.0.0.1) as the members' quorum address in the
+// configuration instead of 127.0.0.1, for tests of clients that read the
+// configuration (/zookeeper/config). Servers stay reachable at Addr.
+func WithConfigHost(host string) Option {
+	return func(o *options) { o.host = host }
+}
+
+// WithClientAddress writes host as the members' client address in a
+// dynamic configuration (WithReconfig) instead of the quorum address: for
+// example "0.0.0.0", the wildcard, which clients of the configuration must
+// not dial. The servers then listen on host.
+func WithClientAddress(host string) Option {
+	return func(o *options) { o.clientHost = host }
 }

@@ -30,6 +30,7 @@ var errAddrInUse = errors.New("zktest: port taken by another process")
 type Server struct {
 	id   int
 	port int
+	peer peer // ports and id as the ensemble's configuration lists them
 	dir  string
 	inst installation
 	opts options
@@ -103,7 +104,7 @@ func newServer(inst installation, o options, self peer, peers []peer) (*Server, 
 	if err != nil {
 		return nil, fmt.Errorf("zktest: create server dir: %w", err)
 	}
-	if err := writeConfig(dir, self, peers); err != nil {
+	if err := writeConfig(dir, self, peers, o); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
@@ -118,7 +119,7 @@ func newServer(inst installation, o options, self peer, peers []peer) (*Server, 
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("zktest: open server log: %w", err)
 	}
-	return &Server{id: self.id, port: self.clientPort, dir: dir, inst: inst, opts: o, log: log}, nil
+	return &Server{id: self.id, port: self.clientPort, peer: self, dir: dir, inst: inst, opts: o, log: log}, nil
 }
 
 // ID is the server's id in its ensemble (the myid file); a standalone
@@ -128,6 +129,12 @@ func (s *Server) ID() int { return s.id }
 // Addr is the server's client address, 127.0.0.1:port. It stays the same
 // across Stop, Kill and Restart.
 func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
+
+// ConfigLine is the server's line in its ensemble's configuration,
+// "server.<id>=<host>:<quorum port>:<election port>", and in a
+// reconfigurable ensemble (WithReconfig) also ":participant;<client
+// address>": the form ZooKeeper's reconfig takes for a joining server.
+func (s *Server) ConfigLine() string { return s.peer.line(s.opts) }
 
 // ConnectString is the connect string for this server alone (its Addr).
 func (s *Server) ConnectString() string { return s.Addr() }

@@ -27,12 +27,20 @@ func StartServer(t testing.TB) *Server {
 // StartServer; cleanup is the same, for every member.
 func StartEnsemble(t testing.TB, n int) *Ensemble {
 	t.Helper()
-	e, err := LaunchEnsemble(n, WithBaseDir(t.TempDir()))
+	return StartEnsembleWith(t, n)
+}
+
+// StartEnsembleWith is StartEnsemble with options, such as WithReconfig
+// for an ensemble that can be reconfigured. Servers added later
+// (AddServer) are cleaned up too.
+func StartEnsembleWith(t testing.TB, n int, opts ...Option) *Ensemble {
+	t.Helper()
+	e, err := LaunchEnsemble(n, append([]Option{WithBaseDir(t.TempDir())}, opts...)...)
 	if err != nil {
 		t.Fatalf("zktest.StartEnsemble: %v", err)
 	}
 	t.Cleanup(func() {
-		for _, s := range e.servers {
+		for _, s := range e.Servers() {
 			closeForTest(t, s)
 		}
 	})
