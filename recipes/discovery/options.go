@@ -1,0 +1,63 @@
+package discovery
+
+import (
+	"go.uber.org/zap"
+)
+
+// Option configures a Discovery.
+type Option func(*options)
+
+type options struct {
+	// enabledField writes "enabled" for instances whose Enabled is nil
+	// (as true): Curator's JsonInstanceSerializer with
+	// compatibleSerializationMode false. Default false: Curator's default,
+	// compatible, serializer, which leaves the field out.
+	enabledField bool
+	// waitForOwner makes Register wait while another session's node holds
+	// the instance's path. Default false: Register returns
+	// ErrOwnedByOtherSession.
+	waitForOwner bool
+	// maxSize bounds the instance JSON, in bytes. Default
+	// DefaultMaxInstanceSize.
+	maxSize int
+	// log is the logger. Default nil: the client's, named "discovery".
+	log *zap.Logger
+}
+
+// DefaultMaxInstanceSize is the default bound on an instance's JSON: under
+// ZooKeeper's default jute.maxbuffer (1 MiB less one byte) with room for
+// the request's path and ACL.
+const DefaultMaxInstanceSize = 1<<20 - 4096
+
+// WithEnabledField writes Curator's "enabled" field in every instance
+// registered (as true when the instance's Enabled is nil), as Curator's
+// JsonInstanceSerializer does with compatibleSerializationMode false.
+// Without it an instance is written as Curator's default serializer writes
+// it, without the field, unless its Enabled is set. Curator readers older
+// than 2.10 (CURATOR-275) fail on the field.
+func WithEnabledField() Option { return func(o *options) { o.enabledField = true } }
+
+// WaitForOwner makes Register wait, rather than fail with
+// ErrOwnedByOtherSession, while the instance's path is held by an
+// ephemeral node of another session: typically this service's previous
+// process, restarted before its session expired. The node is never
+// deleted or overwritten (Curator deletes it): Register returns once it
+// has gone and ours is made, or when ctx ends.
+func WaitForOwner() Option { return func(o *options) { o.waitForOwner = true } }
+
+// WithMaxInstanceSize bounds the JSON of an instance Register and Update
+// write, in bytes (default DefaultMaxInstanceSize); a larger instance is
+// refused with ErrTooLarge. Raise it only for servers run with a larger
+// jute.maxbuffer (framework.WithJuteMaxBuffer).
+func WithMaxInstanceSize(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxSize = n
+		}
+	}
+}
+
+// WithLogger sets the logger (default: the client's, named "discovery").
+// Registrations and re-registrations log at Info, malformed instances
+// other registrants wrote at Warn.
+func WithLogger(log *zap.Logger) Option { return func(o *options) { o.log = log } }

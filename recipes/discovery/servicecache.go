@@ -1,0 +1,220 @@
+package discovery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/fanout"
+	"github.com/gocurator/curator/recipes/cache"
+)
+
+// ServiceCache keeps the instances of one service in memory, current with
+// ZooKeeper, and says when they change: Curator's ServiceCache, on
+// recipes/cache (one persistent recursive watch of the service's node,
+// PathChildrenCache's view). It is safe for concurrent use; Instances
+// does no I/O.
+type ServiceCache struct {
+	d     *Discovery
+	name  string
+	dir   string
+	cache *cache.Cache
+
+	mu        sync.Mutex
+	instances map[string]Instance // by node name
+	snapshot  atomic.Pointer[[]Instance]
+	listeners fanout.Fanout[[]Instance]
+	stopCache func()
+	closed    atomic.Bool
+}
+
+// Cache returns a cache of service name's instances. It does no I/O: Start
+// loads it. The Discovery's Close closes it.
+func (d *Discovery) Cache(name string) *ServiceCache {
+	s := &ServiceCache{d: d, name: name, instances: map[string]Instance{}}
+	s.snapshot.Store(&[]Instance{})
+	if d != nil {
+		s.dir = d.servicePath(name)
+		s.cache = cache.New(d.c, s.dir, cache.WithMaxDepth(1))
+	}
+	return s
+}
+
+// Start loads the service's instances and returns once they are cached
+// (a service with no instance yet, or no node yet, is an empty cache that
+// fills as instances register: CURATOR-705); from then on the cache
+// follows every change, across reconnections and session loss, and an
+// operator deleting the service's node and registering again is followed
+// too (CURATOR-163). A malformed instance node is skipped and reported,
+// as Discovery.Instances does. On failure (ctx's error, ErrClosed,
+// ErrInvalidInstance for a bad name) nothing is left running.
+func (s *ServiceCache) Start(ctx context.Context) error {
+	if s == nil || s.d == nil {
+		return ErrNilHandle
+	}
+	if err := s.d.check(); err != nil {
+		return err
+	}
+	if err := segment(s.name); err != nil {
+		return fmt.Errorf("%w: service name: %v", ErrInvalidInstance, err)
+	}
+	if s.closed.Load() || !s.d.track(s, s.Close) {
+		return ErrClosed
+	}
+	stop := s.cache.Listen(s.apply)
+	s.mu.Lock()
+	s.stopCache = stop
+	s.mu.Unlock()
+	if err := s.cache.Start(ctx); err != nil {
+		stop()
+		s.d.untrack(s)
+		if errors.Is(err, cache.ErrClosed) {
+			return ErrClosed
+		}
+		return fmt.Errorf("discovery: cache of %s: %w", s.name, err)
+	}
+	// The listener may lag the load: take what the load found now, so
+	// that Instances is complete when Start returns.
+	s.mu.Lock()
+	for _, id := range s.cache.Children(s.dir) {
+		if n, ok := s.cache.Get(framework.JoinPath(s.dir, id)); ok {
+			s.put(id, n)
+		}
+	}
+	s.publishLocked()
+	s.mu.Unlock()
+	return nil
+}
+
+// apply follows one event of the underlying cache.
+func (s *ServiceCache) apply(e cache.Event) {
+	parent, id := framework.SplitPath(e.Path)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch e.Type {
+	case cache.Created, cache.Changed:
+		if parent != s.dir {
+			return
+		}
+		s.put(id, e.Node)
+	case cache.Deleted:
+		if parent != s.dir {
+			if e.Path == s.dir {
+				clear(s.instances)
+				break
+			}
+			return
+		}
+		if _, ok := s.instances[id]; !ok {
+			return
+		}
+		delete(s.instances, id)
+	case cache.Initialized, cache.Resynced:
+		// Every change came as its own event already.
+		return
+	default:
+		return
+	}
+	s.publishLocked()
+}
+
+// put decodes a cached instance node; s.mu is held.
+func (s *ServiceCache) put(id string, n cache.Node) {
+	inst, err := Decode(n.Data)
+	if err != nil {
+		delete(s.instances, id)
+		s.d.malformed(n.Path, err)
+		return
+	}
+	s.instances[id] = inst
+}
+
+// publishLocked makes a new snapshot and tells the listeners; s.mu is held.
+func (s *ServiceCache) publishLocked() {
+	ids := make([]string, 0, len(s.instances))
+	for id := range s.instances {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	list := make([]Instance, len(ids))
+	for k, id := range ids {
+		list[k] = s.instances[id]
+	}
+	old := *s.snapshot.Load()
+	s.snapshot.Store(&list)
+	if !sameInstances(old, list) {
+		s.listeners.Publish(list)
+	}
+}
+
+func sameInstances(a, b []Instance) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		x, _ := a[k].MarshalJSON()
+		y, _ := b[k].MarshalJSON()
+		if string(x) != string(y) {
+			return false
+		}
+	}
+	return true
+}
+
+// Instances returns the cached instances, sorted by node name: a snapshot
+// the caller must not modify. It does no I/O.
+func (s *ServiceCache) Instances() []Instance {
+	if s == nil {
+		return nil
+	}
+	return *s.snapshot.Load()
+}
+
+// Listen registers fn for every change of the cached instances from now on
+// (Curator's ServiceCacheListener.cacheChanged), with the new list: in
+// order, never dropped, on a goroutine of the listener's own. cancel
+// unregisters it.
+func (s *ServiceCache) Listen(fn func([]Instance)) (cancel func()) {
+	if s == nil {
+		return func() {}
+	}
+	return s.listeners.Add(fn)
+}
+
+// Close stops following changes and removes the cache's watch from the
+// server; the last instances stay readable. It is idempotent.
+func (s *ServiceCache) Close() error {
+	if s == nil || s.closed.Swap(true) {
+		return nil
+	}
+	if s.d != nil {
+		s.d.untrack(s)
+	}
+	err := s.cache.Close()
+	s.mu.Lock()
+	stop := s.stopCache
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	s.listeners.Close()
+	return err
+}
+
+// Provider returns a provider of service name's instances over a cache of
+// its own (Curator's serviceProviderBuilder): Start it to load the cache.
+// The Discovery's Close closes it.
+func (d *Discovery) Provider(name string, opts ...ProviderOption) *Provider {
+	o := defaultProviderOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	c := d.Cache(name)
+	p := newProvider(c, o)
+	p.cache = c
+	return p
+}
