@@ -1,0 +1,38 @@
+package atomic_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gocurator/curator/internal/curatorjava"
+)
+
+// waitPrefix returns the driver's next event that starts with prefix.
+func waitPrefix(d *curatorjava.Driver, prefix string, timeout time.Duration) (string, error) {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		select {
+		case ev, ok := <-d.Events():
+			if !ok {
+				return "", fmt.Errorf("driver exited waiting for %q", prefix)
+			}
+			if strings.HasPrefix(ev, prefix) {
+				return ev, nil
+			}
+		case <-timer.C:
+			return "", fmt.Errorf("no event %q within %v", prefix, timeout)
+		}
+	}
+}
+
+// contextWithLongDeadline is the context of a full-size run (make
+// atomic-stress): an hour, cancelled at cleanup.
+func contextWithLongDeadline(t *testing.T) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	t.Cleanup(cancel)
+	return ctx, cancel
+}
