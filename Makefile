@@ -75,3 +75,16 @@ leader-stress: deps
 	$(GO) test -race -count=1 -timeout 30m -run '^TestExactlyOneLeader$$' -v ./recipes/leader -args -leader.handovers=$(LEADER_HANDOVERS)
 
 .PHONY: leader-stress
+
+# The cache's proofs at full size (docs/cache.md): a 100,000-node tree and
+# 70,000 children load whole (the suite runs a tenth), and 20 rounds of
+# each fault of the convergence checker.
+CACHE_ROUNDS ?= 20
+
+cache-scale: deps
+	$(GO) test -count=1 -timeout 30m -run '^TestLoad' -v ./recipes/cache -args -cache.scale
+
+cache-chaos: deps
+	$(GO) test -race -count=1 -timeout 60m -run '^TestConverges' -v ./recipes/cache -args -cache.rounds=$(CACHE_ROUNDS)
+
+.PHONY: cache-scale cache-chaos
