@@ -43,6 +43,11 @@ type flags struct {
 	scale        bool
 	scaleClients int
 	scaleWaiters string
+	watch        bool
+	watchTree    int
+	watchSamples int
+	watchBurst   int
+	watchWriters int
 	cpuProfile   string
 	serverHeapMB int
 	zkWarmup     time.Duration
@@ -78,6 +83,11 @@ func parseFlags(args []string) (flags, error) {
 	fs.BoolVar(&f.scale, "scale", false, "run the scale scenario instead of the workloads (at the first -rtt)")
 	fs.IntVar(&f.scaleClients, "scale-clients", 100, "scale: clients the waiting handles are spread over")
 	fs.StringVar(&f.scaleWaiters, "scale-waiters", "10,100,1000,10000", "scale: queue lengths")
+	fs.BoolVar(&f.watch, "watch", false, "run the watch-delivery benchmark instead of the workloads: change on the server to subscriber, ours and Curator's, at every -rtt, -rounds interleaved rounds")
+	fs.IntVar(&f.watchTree, "watch-tree", 1000, "watch: nodes in the watched subtree besides the written one")
+	fs.IntVar(&f.watchSamples, "watch-samples", 1000, "watch: timed writes (latency samples) per run")
+	fs.IntVar(&f.watchBurst, "watch-burst", 20000, "watch: writes of the events/s burst per run")
+	fs.IntVar(&f.watchWriters, "watch-writers", 64, "watch: goroutines making the burst's writes, on one session")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of this process to this file")
 	fs.StringVar(&f.replay, "replay", "", "measure nothing: print the report of an earlier -json file (and draw its -plot)")
 	fs.Usage = func() {
@@ -91,6 +101,9 @@ func parseFlags(args []string) (flags, error) {
 		return f, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	var err error
+	if f.watch {
+		f.opWindow = 0 // the request trace is the lock table's
+	}
 	if f.rtts, err = parseRTTs(rtts); err != nil {
 		return f, fmt.Errorf("-rtt: %w", err)
 	}
@@ -123,6 +136,10 @@ func parseFlags(args []string) (flags, error) {
 		return f, errors.New("-max-leases must not be negative")
 	case f.hold < 0 || f.many < 0 || f.opWindow < 0:
 		return f, errors.New("-hold, -many and -op-window must not be negative")
+	case f.watchTree < 0 || f.watchSamples < 1 || f.watchBurst < 1 || f.watchWriters < 1:
+		return f, errors.New("-watch-tree must not be negative, -watch-samples, -watch-burst and -watch-writers must be positive")
+	case f.watch && f.scale:
+		return f, errors.New("-watch and -scale are separate runs")
 	case strings.Contains(f.zk, "/"):
 		return f, errors.New("-zk takes host:port[,host:port...] without a chroot")
 	}
@@ -225,6 +242,9 @@ func run(ctx context.Context, f flags, stdout, stderr io.Writer) error {
 	}
 	if f.hold > 0 {
 		rep.Settings.Hold = f.hold.String()
+	}
+	if f.watch {
+		rep.Settings.Watch = &bench.WatchSettings{Tree: f.watchTree, Samples: f.watchSamples, Burst: f.watchBurst, Writers: f.watchWriters}
 	}
 	if srv.trace != nil {
 		rep.Settings.OpWindow = f.opWindow.String()
@@ -408,7 +428,7 @@ func runAll(ctx context.Context, f flags, srv *server, rep *bench.Report, logf f
 	} else {
 		rep.Skipped = append(rep.Skipped, "Curator: skipped (-peers=false)", "go-zookeeper zk.Lock: skipped (-peers=false)")
 	}
-	if srv.trace == nil {
+	if srv.trace == nil && !f.watch {
 		why := "-op-window=0"
 		if f.zk != "" {
 			why = "external server: its log is not ours to read"
@@ -418,7 +438,7 @@ func runAll(ctx context.Context, f flags, srv *server, rep *bench.Report, logf f
 	for _, s := range rep.Skipped {
 		logf("%s", s)
 	}
-	if !f.scale {
+	if !f.scale && !f.watch {
 		runs := 0
 		for _, rtt := range f.rtts {
 			plan := bench.Plan{Peers: f.peers, Curator: curatorOK}
@@ -475,6 +495,9 @@ func runRTT(ctx context.Context, f flags, srv *server, names []string, rtt time.
 	logf("RTT %v: clients connect to %s; an exists takes %v", rtt, servers, measured.Round(time.Microsecond))
 	if f.scale {
 		return runScale(ctx, f, servers, rep, logf)
+	}
+	if f.watch {
+		return runWatch(ctx, f, srv, servers, rtt, measured, curatorOK, rep, logf)
 	}
 	plan := bench.Plan{Servers: servers, RTT: rtt, Warmup: f.warmup, Measure: f.duration, Meter: meter,
 		Peers: f.peers, Curator: curatorOK, Logf: logf}

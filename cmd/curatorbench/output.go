@@ -16,6 +16,13 @@ func printReport(w io.Writer, f flags, rep *bench.Report) {
 		printScale(w, rep.Scale)
 		return
 	}
+	if rep.Settings.Watch != nil {
+		printWatch(w, rep)
+		for _, s := range rep.Skipped {
+			fmt.Fprintln(w, s)
+		}
+		return
+	}
 	fmt.Fprintf(w, "# %s\n", rep.Settings.Command)
 	fmt.Fprintf(w, "# warm-up %v, measured %v per run; %d interleaved rounds, each row the round with the median throughput\n",
 		f.warmup, f.duration, f.rounds)

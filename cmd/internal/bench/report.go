@@ -11,10 +11,12 @@ type Report struct {
 	Header   Header   `json:"header"`
 	Settings Settings `json:"settings"`
 	// Tables holds the rows of every round-trip time, in the order run.
-	Tables  []Table  `json:"tables,omitempty"`
-	Sweep   Rows     `json:"sweep,omitempty"`
-	Scale   *Scale   `json:"scale,omitempty"`
-	Skipped []string `json:"skipped,omitempty"`
+	Tables []Table `json:"tables,omitempty"`
+	Sweep  Rows    `json:"sweep,omitempty"`
+	Scale  *Scale  `json:"scale,omitempty"`
+	// Watch holds the watch-delivery rows of every round-trip time (-watch).
+	Watch   []WatchTable `json:"watch,omitempty"`
+	Skipped []string     `json:"skipped,omitempty"`
 }
 
 // Settings are the command's measuring settings.
@@ -35,6 +37,8 @@ type Settings struct {
 	// OpWindow is the request trace's window after each measured period
 	// of the first round.
 	OpWindow string `json:"op_window,omitempty"`
+	// Watch is the watch-delivery benchmark's settings (-watch).
+	Watch *WatchSettings `json:"watch_settings,omitempty"`
 	// Command is the command line.
 	Command string `json:"command,omitempty"`
 }
@@ -46,4 +50,12 @@ func (r *Report) WriteJSON(path string) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// WatchSettings are the watch-delivery benchmark's settings.
+type WatchSettings struct {
+	Tree    int `json:"tree"`
+	Samples int `json:"samples"`
+	Burst   int `json:"burst"`
+	Writers int `json:"writers"`
 }
