@@ -171,4 +171,3 @@ func mustDelete(t testing.TB, ctx context.Context, c *framework.Client, p string
 		t.Fatalf("delete %s: %v", p, err)
 	}
 }
-
