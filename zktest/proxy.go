@@ -16,8 +16,9 @@ import (
 // Cut partitions the clients behind it loudly (their connections close at
 // once), BlackHole silently (every byte is dropped and nothing closes, as in
 // a real network partition), Restore ends either, and LoseNextCreateReply
-// loses the reply to one create (LoseNextSetReply, LoseNextDeleteReply and
-// LoseNextMultiReply to one set, delete or transaction). SetDelay models the distance of a network:
+// loses the reply to one create (LoseNextSetReply, LoseNextDeleteReply,
+// LoseNextMultiReply and LoseNextSetACLReply to one set, delete,
+// transaction or ACL change). SetDelay models the distance of a network:
 // a one-way latency in each direction. Its methods are safe for concurrent
 // use.
 type Proxy struct {
@@ -200,6 +201,9 @@ func (p *Proxy) LoseNextDeleteReply() <-chan struct{} { return p.arm(lostDelete)
 // (transaction) request.
 func (p *Proxy) LoseNextMultiReply() <-chan struct{} { return p.arm(lostMulti) }
 
+// LoseNextSetACLReply is LoseNextCreateReply for the next setACL request.
+func (p *Proxy) LoseNextSetACLReply() <-chan struct{} { return p.arm(lostSetACL) }
+
 // lostKind is the kind of request a lost-reply fault is armed for.
 type lostKind int
 
@@ -208,6 +212,7 @@ const (
 	lostSet
 	lostDelete
 	lostMulti
+	lostSetACL
 )
 
 // matches reports whether a request of opcode op carries a fault of kind k.
@@ -221,6 +226,8 @@ func (k lostKind) matches(op int32) bool {
 		return op == zkwire.OpDelete
 	case lostMulti:
 		return op == zkwire.OpMulti
+	case lostSetACL:
+		return op == zkwire.OpSetACL
 	}
 	return false
 }
