@@ -95,10 +95,12 @@ const (
 	reqCleanup // finding and deleting the node of a failed protected create
 	reqSync
 	reqWatch // adding or removing a persistent watch (persistent.go)
+	reqGetACL
+	reqSetACL
 	numReqs
 )
 
-var reqNames = [numReqs]string{"create", "delete", "exists", "get", "set", "children", "multi", "cleanup", "sync", "watch"}
+var reqNames = [numReqs]string{"create", "delete", "exists", "get", "set", "children", "multi", "cleanup", "sync", "watch", "get_acl", "set_acl"}
 
 // result is the outcome of a request, its result attribute: a small fixed
 // set, so the attribute's cardinality is bounded.
