@@ -1,6 +1,14 @@
 package framework
 
-import "github.com/go-zookeeper/zk"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+
+	"github.com/go-zookeeper/zk"
+)
 
 // ACLProvider gives the ACL of nodes the client creates.
 type ACLProvider interface {
@@ -27,4 +35,93 @@ func OpenACL() ACLProvider {
 func CreatorACL() ACLProvider {
 	acl := zk.AuthACL(zk.PermAll)
 	return ACLProviderFunc(func(string) []zk.ACL { return acl })
+}
+
+// GetACL returns the node's ACL and its Stat (Aversion is the ACL's
+// version, for SetACL); zk.ErrNoNode (wrapped) if the node is missing. It
+// runs under the retry policy, with the namespace applied, like every
+// read.
+func (c *Client) GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, error) {
+	if c == nil {
+		return nil, nil, ErrNilClient
+	}
+	if err := ValidatePath(path); err != nil {
+		return nil, nil, err
+	}
+	if err := c.checkSize("get ACL", readSize(c.full(path)), 0); err != nil {
+		return nil, nil, fmt.Errorf("get ACL %s: %w", path, err)
+	}
+	var (
+		acl  []zk.ACL
+		stat *zk.Stat
+	)
+	err := c.do(ctx, reqGetACL, func(conn *zk.Conn) error {
+		a, st, err := conn.GetACL(c.full(path))
+		acl, stat = a, st
+		return err
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("get ACL %s: %w", path, err)
+	}
+	return acl, stat, nil
+}
+
+// SetACL replaces the node's ACL if its ACL version (Stat.Aversion, not the
+// data version) is version (-1: any), and returns the node's new Stat. A
+// version mismatch is zk.ErrBadVersion (wrapped); an ACL the caller is not
+// allowed to change, zk.ErrNoAuth; an ACL naming a scheme the server does
+// not know, zk.ErrInvalidACL. acl must not be empty. It runs under the retry
+// policy. A set whose reply was lost was applied, so its retry with a
+// version meets zk.ErrBadVersion: on a retry, a node that has acl at
+// version+1 is taken as that earlier attempt's success.
+func (c *Client) SetACL(ctx context.Context, path string, acl []zk.ACL, version int32) (*zk.Stat, error) {
+	if c == nil {
+		return nil, ErrNilClient
+	}
+	if err := ValidatePath(path); err != nil {
+		return nil, err
+	}
+	if len(acl) == 0 {
+		return nil, invalid("empty ACL")
+	}
+	if version < -1 {
+		return nil, invalid("ACL version %d", version)
+	}
+	if err := c.checkSize("set ACL", reqHeaderSize+strSize(c.full(path))+aclSize(acl)+4, 0); err != nil {
+		return nil, fmt.Errorf("set ACL %s: %w", path, err)
+	}
+	var (
+		stat  *zk.Stat
+		tries atomic.Int32
+	)
+	err := c.do(ctx, reqSetACL, func(conn *zk.Conn) error {
+		retried := tries.Add(1) > 1
+		full := c.full(path)
+		st, err := conn.SetACL(full, acl, version)
+		if errors.Is(err, zk.ErrBadVersion) && retried {
+			// A lost reply of our own earlier attempt?
+			if got, cur, gerr := conn.GetACL(full); gerr == nil && cur.Aversion == version+1 && sameACL(got, acl) {
+				st, err = cur, nil
+			}
+		}
+		stat = st
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("set ACL %s: %w", path, err)
+	}
+	return stat, nil
+}
+
+// sameACL reports whether a and b grant the same, in any order.
+func sameACL(a, b []zk.ACL) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
 }
