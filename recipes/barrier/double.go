@@ -1,0 +1,362 @@
+package barrier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/gocurator/curator/framework"
+)
+
+// readyNode is the name of the child that opens a round (Curator's).
+const readyNode = "ready"
+
+// Double is Curator's DistributedDoubleBarrier: members Enter and wait
+// until n are present, compute, then Leave and wait until all have left.
+// The handle is one member (its node's name is chosen when it is made, as
+// Curator's is); members in one process use a handle each. Enter and Leave
+// of one handle run one at a time. A nil *Double returns ErrNilHandle.
+type Double struct {
+	c    *framework.Client
+	path string
+	n    int
+	err  error
+	log  *zap.Logger
+	name string // our member node's name
+	node string // and path
+
+	turn chan struct{} // 1-buffered: held by the Enter or Leave in progress
+	// Guarded by turn.
+	entered bool
+	czxid   int64 // of our node while entered
+
+	wakeups atomic.Int64 // events that made a wait look again (tests)
+}
+
+// NewDouble returns a member of the double barrier at path for n members.
+// It does no I/O: a nil client, an invalid path or n < 1 is reported by
+// every call.
+func NewDouble(c *framework.Client, path string, n int) *Double {
+	d := &Double{c: c, path: path, n: n, log: zap.NewNop(), turn: make(chan struct{}, 1)}
+	d.err = validate(c, path)
+	if d.err == nil && n < 1 {
+		d.err = fmt.Errorf("%w: %d", ErrInvalidCount, n)
+	}
+	d.name = uuid.NewString()
+	d.node = framework.JoinPath(path, d.name)
+	if c != nil {
+		d.log = c.Logger().Named("doublebarrier").With(zap.String("path", path))
+	}
+	return d
+}
+
+func (d *Double) wrap(op string, err error) error {
+	return fmt.Errorf("double barrier %s: %s: %w", d.path, op, err)
+}
+
+func (d *Double) begin(ctx context.Context) error {
+	if d.err != nil {
+		return d.err
+	}
+	if ctx == nil {
+		return fmt.Errorf("%w: nil context", framework.ErrInvalidOption)
+	}
+	select {
+	case d.turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// round is one look at the barrier.
+type round struct {
+	pdata   []byte
+	pstat   *zk.Stat // the barrier node's
+	members []string // children but ready, sorted
+	ours    bool     // our node is among them
+	ready   *zk.Stat // nil: no ready node
+}
+
+func (d *Double) look(ctx context.Context) (round, error) {
+	var r round
+	data, pstat, err := d.c.Get(ctx, d.path)
+	if err != nil {
+		if errors.Is(err, zk.ErrNoNode) {
+			return r, nil
+		}
+		return r, err
+	}
+	kids, _, err := d.c.Children(ctx, d.path)
+	if err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return r, err
+	}
+	r.pdata, r.pstat = data, pstat
+	for _, k := range kids {
+		switch k {
+		case readyNode:
+		case d.name:
+			r.ours = true
+			r.members = append(r.members, k)
+		default:
+			r.members = append(r.members, k)
+		}
+	}
+	slices.Sort(r.members)
+	if slices.Contains(kids, readyNode) {
+		if r.ready, err = d.c.Exists(ctx, framework.JoinPath(d.path, readyNode)); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
+// open reports whether r's ready node opens the barrier for us: it was made
+// after our node (the round rule).
+func (d *Double) open(r round) bool { return r.ready != nil && r.ready.Czxid > d.czxid }
+
+// Enter joins the barrier and blocks until n members (this one included)
+// are present, or ctx ends. It returns nil once the barrier is open for
+// this member, also when that happened just as ctx ended, so that every
+// member of a round agrees. On failure (ctx's error, ErrMemberLost, or
+// another) it leaves no node: it has left the barrier, and no member
+// counted it. Enter while entered returns nil at once.
+func (d *Double) Enter(ctx context.Context) error {
+	if d == nil {
+		return ErrNilHandle
+	}
+	if err := d.begin(ctx); err != nil {
+		return d.wrap("enter", err)
+	}
+	defer func() { <-d.turn }()
+	if d.entered {
+		return nil
+	}
+	if err := d.enter(ctx); err != nil {
+		return d.wrap("enter", err)
+	}
+	d.entered = true
+	return nil
+}
+
+func (d *Double) enter(ctx context.Context) error {
+	// Watch first: every change after the first look is an event.
+	w, err := d.c.Watch(ctx, d.path)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = w.Close() }()
+	var st zk.Stat
+	if _, err := d.c.Create(ctx, d.node, nil, framework.WithMode(framework.Ephemeral),
+		framework.CreatingParentContainers(), framework.StoringStatIn(&st)); err != nil {
+		if !errors.Is(err, zk.ErrNodeExists) {
+			d.cleanUp(ctx)
+			return err
+		}
+		// Ours, made by a create whose reply was lost, or not ours at all.
+		stat, serr := d.c.Exists(ctx, d.node)
+		if serr != nil || stat == nil || stat.EphemeralOwner != d.c.SessionID() {
+			return fmt.Errorf("member node %s exists and is not ours: %w", d.node, err)
+		}
+		st = *stat
+	}
+	d.czxid = st.Czxid
+	for {
+		r, err := d.look(ctx)
+		if err != nil {
+			return d.giveUp(ctx, err)
+		}
+		switch {
+		case !r.ours:
+			return ErrMemberLost
+		case d.open(r):
+			return nil
+		case len(r.members) >= d.n:
+			ok, err := d.commit(ctx, r)
+			if err != nil {
+				return d.giveUp(ctx, err)
+			}
+			if ok {
+				return nil
+			}
+			continue // someone changed something: look again
+		}
+		if err := next(ctx, w); err != nil {
+			return d.giveUp(ctx, err)
+		}
+		d.wakeups.Add(1)
+	}
+}
+
+// commit makes the ready node for the members of r (replacing a stale
+// one) if they all still exist and nobody opened the barrier since r, in
+// one transaction that also moves the barrier node's version, which a
+// member giving up checks. It reports false if the transaction was
+// refused.
+func (d *Double) commit(ctx context.Context, r round) (bool, error) {
+	ready := framework.JoinPath(d.path, readyNode)
+	ops := make([]framework.Op, 0, len(r.members)+3)
+	for _, m := range r.members {
+		ops = append(ops, framework.CheckOp(framework.JoinPath(d.path, m), -1))
+	}
+	if r.ready != nil {
+		ops = append(ops, framework.DeleteOp(ready, r.ready.Version))
+	}
+	ops = append(ops, framework.CreateOp(ready, nil, framework.Persistent),
+		framework.SetOp(d.path, r.pdata, r.pstat.Version))
+	_, err := d.c.Multi(ctx, ops...)
+	switch {
+	case err == nil:
+		d.log.Debug("barrier opened", zap.Int("members", len(r.members)))
+		return true, nil
+	case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrNodeExists), errors.Is(err, zk.ErrBadVersion):
+		return false, nil
+	}
+	return false, err
+}
+
+// giveUp leaves the barrier after cause ended the wait: it deletes our node
+// in a transaction that fails if the barrier opened since our last look,
+// in which case we are in, and Enter succeeds. It runs on a clean-up
+// context; if that fails, a guaranteed delete removes the node in the
+// background.
+func (d *Double) giveUp(ctx context.Context, cause error) error {
+	cctx, cancel := d.c.CleanupContext(ctx)
+	defer cancel()
+	ready := framework.JoinPath(d.path, readyNode)
+	for tries := 0; tries < 5; tries++ {
+		r, err := d.look(cctx)
+		if err != nil {
+			break
+		}
+		switch {
+		case !r.ours:
+			return cause
+		case d.open(r):
+			d.log.Debug("barrier opened as the wait ended", zap.NamedError("cause", cause))
+			return nil
+		}
+		ops := []framework.Op{framework.CheckOp(d.path, r.pstat.Version)}
+		if r.ready == nil {
+			// Asserts there is no ready node: the create fails if one
+			// appeared.
+			ops = append(ops, framework.CreateOp(ready, []byte{}, framework.Persistent), framework.DeleteOp(ready, -1))
+		} else {
+			ops = append(ops, framework.CheckOp(ready, r.ready.Version))
+		}
+		ops = append(ops, framework.DeleteOp(d.node, -1))
+		_, err = d.c.Multi(cctx, ops...)
+		if err == nil {
+			return cause
+		}
+		if !errors.Is(err, zk.ErrNoNode) && !errors.Is(err, zk.ErrNodeExists) && !errors.Is(err, zk.ErrBadVersion) {
+			break
+		}
+	}
+	d.cleanUp(ctx)
+	return cause
+}
+
+// cleanUp deletes our node, in the background if need be.
+func (d *Double) cleanUp(ctx context.Context) {
+	cctx, cancel := d.c.CleanupContext(ctx)
+	defer cancel()
+	if err := d.c.Delete(cctx, d.node, framework.Quietly(), framework.Guaranteed()); err != nil {
+		d.log.Info("deleting the member node failed; it is deleted in the background", zap.Error(err))
+	}
+}
+
+// Leave leaves the barrier and blocks until every member has left (the
+// last of them, the lowest, waits for the others; the others return once
+// only the lowest is left, as in Curator), or ctx ends. When ctx ends it
+// returns ctx's error at once, never spinning, and our node is deleted all
+// the same: this member has left, and the members waiting for it are not
+// held up. The round's ready node is deleted by each member that finds
+// everyone gone. ErrNotEntered without a successful Enter.
+func (d *Double) Leave(ctx context.Context) error {
+	if d == nil {
+		return ErrNilHandle
+	}
+	if err := d.begin(ctx); err != nil {
+		return d.wrap("leave", err)
+	}
+	defer func() { <-d.turn }()
+	if !d.entered {
+		return d.wrap("leave", ErrNotEntered)
+	}
+	d.entered = false
+	if err := d.leave(ctx); err != nil {
+		d.cleanUp(ctx)
+		return d.wrap("leave", err)
+	}
+	return nil
+}
+
+func (d *Double) leave(ctx context.Context) error {
+	ours := true // our node should still exist
+	for {
+		r, err := d.look(ctx)
+		if err != nil {
+			return err
+		}
+		if len(r.members) == 0 {
+			break
+		}
+		if !r.ours {
+			ours = false // deleted by us, or gone with our session
+		}
+		if len(r.members) == 1 {
+			if r.ours {
+				if err := d.c.Delete(ctx, d.node, framework.Quietly()); err != nil {
+					return err
+				}
+			}
+			break
+		}
+		var target string
+		if r.ours && r.members[0] == d.name {
+			// The lowest waits for the highest.
+			target = r.members[len(r.members)-1]
+		} else {
+			target = r.members[0]
+			if ours {
+				if err := d.c.Delete(ctx, d.node, framework.Quietly()); err != nil {
+					return err
+				}
+				ours = false
+			}
+		}
+		if err := d.waitGone(ctx, framework.JoinPath(d.path, target)); err != nil {
+			return err
+		}
+	}
+	if err := d.c.Delete(ctx, framework.JoinPath(d.path, readyNode), framework.Quietly()); err != nil {
+		return err
+	}
+	return nil
+}
+
+// waitGone waits until the node at p is deleted (or an event says to look
+// again) with a watch of that node alone.
+func (d *Double) waitGone(ctx context.Context, p string) error {
+	w, err := d.c.Watch(ctx, p)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = w.Close() }()
+	stat, err := d.c.Exists(ctx, p)
+	if err != nil || stat == nil {
+		return err
+	}
+	if err := next(ctx, w); err != nil {
+		return err
+	}
+	d.wakeups.Add(1)
+	return nil
+}

@@ -1,0 +1,7 @@
+package barrier
+
+// Wakeups returns how many events made the member's waits look again.
+func Wakeups(d *Double) int64 { return d.wakeups.Load() }
+
+// Node returns the member's node path.
+func Node(d *Double) string { return d.node }
