@@ -3,6 +3,7 @@ package multilock_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -102,7 +103,9 @@ func TestCuratorMultiLockTimeoutIsPerMember(t *testing.T) {
 		}
 	}
 	java.MustDo("multimutex jt " + base + "/a," + base + "/b")
-	const timeout = 1500 * time.Millisecond
+	// /a is freed at 1 s and /b at 2 s: each waited for less than the
+	// timeout, both for more.
+	const timeout = 1800 * time.Millisecond
 	timers := []*time.Timer{
 		time.AfterFunc(time.Second, func() { _ = held[0].Release(ctx) }),
 		time.AfterFunc(2*time.Second, func() { _ = held[1].Release(ctx) }),
@@ -116,7 +119,7 @@ func TestCuratorMultiLockTimeoutIsPerMember(t *testing.T) {
 		}
 	}()
 	start := time.Now()
-	got := java.MustDo("acquire jt 1500")
+	got := java.MustDo(fmt.Sprintf("acquire jt %d", timeout.Milliseconds()))
 	took := time.Since(start)
 	t.Logf("Curator's acquire(%v) returned %s after %v", timeout, got, took)
 	if got != "true" || took < timeout {
