@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -202,10 +203,13 @@ func (c *Client) Watch(ctx context.Context, path string, opts ...WatchOption) (*
 // subscribe adds the Watcher to its path's persistent watch, under the
 // retry policy, and reports whether the server lacks persistent watches
 // (fallback: nothing was added).
-func (w *Watcher) subscribe(ctx context.Context) (fallback bool, err error) {
+func (w *Watcher) subscribe(ctx context.Context) (bool, error) {
 	c, full := w.c, w.full
-	err = c.do(ctx, reqWatch, func(*zk.Conn) error {
-		fallback = false
+	// The attempt may still run when do returns at ctx's end: fallback is
+	// shared with it.
+	var fallback atomic.Bool
+	err := c.do(ctx, reqWatch, func(*zk.Conn) error {
+		fallback.Store(false)
 		wc := c.liveWire()
 		if wc == nil {
 			return zk.ErrConnectionClosed
@@ -226,7 +230,7 @@ func (w *Watcher) subscribe(ctx context.Context) (fallback bool, err error) {
 		case err != nil:
 			return err
 		case !ok:
-			fallback = true
+			fallback.Store(true)
 			return nil
 		case reply == nil:
 			return nil
@@ -239,13 +243,13 @@ func (w *Watcher) subscribe(ctx context.Context) (fallback bool, err error) {
 			return nil
 		case code == zkwire.ErrUnimplemented:
 			c.pw.unsubscribe(full, w.sub)
-			fallback = true
+			fallback.Store(true)
 			return nil
 		}
 		c.pw.unsubscribe(full, w.sub)
 		return addWatchError(code)
 	})
-	return fallback, err
+	return fallback.Load(), err
 }
 
 func addWatchError(code int32) error {
