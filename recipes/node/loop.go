@@ -95,6 +95,11 @@ func (n *Node) loop(ctx context.Context, r *run) {
 			}
 			continue
 		}
+		if n.o.ttl > 0 {
+			// The touch child exists before Start returns, so a TTL
+			// node stopped at once is still reaped by its TTL.
+			n.touch(ctx, reg.path)
+		}
 		pause = pauseMin
 		n.registered(reg)
 		if !started {
@@ -338,7 +343,7 @@ func (n *Node) unregister() {
 
 // hold waits until our node is lost, and returns why: the session that
 // owns it ended, it was deleted, or it was replaced. A TTL node's touch
-// child is touched at once and every ttl/2 meanwhile.
+// child is touched every ttl/2 meanwhile.
 func (n *Node) hold(ctx context.Context, w *framework.Watcher, reg registration) error {
 	var sessDone <-chan struct{}
 	if n.o.mode.IsEphemeral() {
@@ -360,12 +365,22 @@ func (n *Node) hold(ctx context.Context, w *framework.Watcher, reg registration)
 			}
 		}()
 	}
-	var tick chan struct{}
+	var (
+		tick  chan struct{}
+		timer clock.Timer
+	)
+	arm := func() {
+		timer = n.o.clock.AfterFunc(n.o.ttl/2, func() {
+			select {
+			case tick <- struct{}{}:
+			default:
+			}
+		})
+	}
 	if n.o.ttl > 0 {
 		tick = make(chan struct{}, 1)
-		tick <- struct{}{}
+		arm()
 	}
-	var timer clock.Timer
 	defer func() {
 		if timer != nil {
 			timer.Stop()
@@ -388,12 +403,7 @@ func (n *Node) hold(ctx context.Context, w *framework.Watcher, reg registration)
 			return ctx.Err()
 		case <-tick:
 			n.touch(ctx, reg.path)
-			timer = n.o.clock.AfterFunc(n.o.ttl/2, func() {
-				select {
-				case tick <- struct{}{}:
-				default:
-				}
-			})
+			arm()
 		case ev, ok := <-w.Events():
 			if !ok {
 				return watchEnded(w)

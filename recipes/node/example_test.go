@@ -1,0 +1,108 @@
+package node_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/node"
+)
+
+// The examples connect to the servers in $GOCURATOR_ZK, as the gocurator
+// CLI does: a connect string such as "127.0.0.1:2181" (the tests' TestMain
+// sets it to the package's test server).
+
+// A worker registers itself for as long as it runs: its ephemeral node is
+// made again after a session expiry or a delete, and never taken over from
+// another process.
+func ExampleNew() {
+	ctx := context.Background()
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-node"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	n := node.New(c, "/workers/worker-1", []byte("10.0.0.7:8080"))
+	if err := n.Start(ctx); err != nil { // returns once the node exists
+		log.Fatal(err)
+	}
+	defer n.Close(context.Background())
+	data, _, err := c.Get(ctx, n.Path())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(n.Path(), string(data), n.Registered())
+	// Output: /workers/worker-1 10.0.0.7:8080 true
+}
+
+// Listen tells why a node is being made again.
+func ExampleNode_Listen() {
+	ctx := context.Background()
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-node-listen"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	n := node.New(c, "/workers/worker-2", nil)
+	events := make(chan node.Event, 16)
+	cancel := n.Listen(func(ev node.Event) { events <- ev })
+	defer cancel()
+	if err := n.Start(ctx); err != nil {
+		log.Fatal(err)
+	}
+	defer n.Close(context.Background())
+	var first int64
+	for ev := range events {
+		if ev.Reason != nil {
+			fmt.Println(ev.State, ev.Reason)
+		} else {
+			fmt.Println(ev.State)
+		}
+		if ev.State != node.Registered {
+			continue
+		}
+		if first != 0 {
+			break // made again
+		}
+		first = ev.Czxid
+		if err := c.Delete(ctx, n.Path()); err != nil { // an operator's mistake
+			log.Fatal(err)
+		}
+	}
+	// Output:
+	// creating
+	// registered
+	// recreating curator: node deleted
+	// registered
+}
+
+// A TTL node (Curator's PersistentTtlNode) outlives its process by up to
+// about twice its TTL: a stopped service stays listed for a grace period.
+func ExampleWithTTL() {
+	ctx := context.Background()
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-node-ttl"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	n := node.New(c, "/leases/batch-7", []byte("running"), node.WithTTL(time.Minute))
+	if err := n.Start(ctx); err != nil {
+		log.Fatal(err)
+	}
+	children, _, err := c.Children(ctx, n.Path())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(children)
+	// Close stops the touches; the server deletes the node later.
+	if err := n.Close(ctx); err != nil {
+		log.Fatal(err)
+	}
+	// Output: [touch]
+}
