@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -17,6 +18,8 @@ type Op struct {
 	mode    Mode
 	acl     []zk.ACL
 	version int32
+	cOpts   []CreateOption
+	sOpts   []SetOption
 }
 
 const (
@@ -28,9 +31,11 @@ const (
 
 // CreateOp creates path with data in mode (persistent, ephemeral or
 // sequential; containers and TTL nodes cannot be made in a transaction).
-// nil data means the client's default data.
-func CreateOp(path string, data []byte, mode Mode) Op {
-	return Op{kind: opCreate, path: path, data: data, mode: mode}
+// nil data means the client's default data. Of the create options, only
+// Compressed, Uncompressed and WithACL apply in a transaction; the others
+// make the transaction fail with ErrInvalidOption, unsent.
+func CreateOp(path string, data []byte, mode Mode, opts ...CreateOption) Op {
+	return Op{kind: opCreate, path: path, data: data, mode: mode, cOpts: opts}
 }
 
 // DeleteOp deletes path if its version is version (-1: any).
@@ -38,9 +43,11 @@ func DeleteOp(path string, version int32) Op {
 	return Op{kind: opDelete, path: path, version: version}
 }
 
-// SetOp sets path's data if its version is version (-1: any).
-func SetOp(path string, data []byte, version int32) Op {
-	return Op{kind: opSet, path: path, data: data, version: version}
+// SetOp sets path's data if its version is version (-1: any). Of the set
+// options, Compressed and Uncompressed apply in a transaction; Idempotent
+// makes the transaction fail with ErrInvalidOption, unsent.
+func SetOp(path string, data []byte, version int32, opts ...SetOption) Op {
+	return Op{kind: opSet, path: path, data: data, version: version, sOpts: opts}
 }
 
 // CheckOp fails the transaction unless path exists with version (-1: any
@@ -52,13 +59,26 @@ func CheckOp(path string, version int32) Op {
 // Path returns the path the operation is about.
 func (o Op) Path() string { return o.path }
 
-// Multi runs ops atomically: all are applied or none. On failure the error
-// wraps the first failing operation's error (zk.ErrNoNode, ...). Paths of created nodes in the responses are
-// returned without namespace.
+// Multi runs ops atomically: all are applied or none, and returns the
+// server's responses, one per operation (created paths without namespace).
+// When the server refuses the transaction, the error is a
+// *TransactionError: it unwraps to the failing operation's error
+// (zk.ErrNoNode, zk.ErrBadVersion, ...) and holds every operation's
+// result; Transaction returns those results typed on success too.
 func (c *Client) Multi(ctx context.Context, ops ...Op) ([]zk.MultiResponse, error) {
 	if c == nil {
 		return nil, ErrNilClient
 	}
+	res, err := c.multi(ctx, ops)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// multi runs ops under the retry policy; a refusal by the server is a
+// *TransactionError.
+func (c *Client) multi(ctx context.Context, ops []Op) ([]zk.MultiResponse, error) {
 	if len(ops) == 0 {
 		return nil, invalid("empty transaction")
 	}
@@ -77,11 +97,21 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]zk.MultiResponse, erro
 			if o.mode == Container || o.mode.isTTL() || o.mode < Persistent || o.mode > PersistentSequentialWithTTL {
 				return nil, invalid("op %d: mode %v not allowed in a transaction", i, o.mode)
 			}
+			co, err := txnCreateOptions(i, o.cOpts)
+			if err != nil {
+				return nil, err
+			}
 			data := o.data
 			if data == nil {
 				data = c.opts.defaultData
 			}
-			acl := o.acl
+			if data, err = c.compress(co.compress, o.path, data); err != nil {
+				return nil, fmt.Errorf("multi: op %d: %w", i, err)
+			}
+			acl := co.acl
+			if acl == nil {
+				acl = o.acl
+			}
 			if acl == nil {
 				acl = c.opts.aclProvider.ACLForPath(o.path)
 			}
@@ -95,9 +125,17 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]zk.MultiResponse, erro
 			reqs[i] = &zk.DeleteRequest{Path: full, Version: o.version}
 			size += multiHeaderSize + pathBodySize(full)
 		case opSet:
-			reqs[i] = &zk.SetDataRequest{Path: full, Data: o.data, Version: o.version}
-			size += multiHeaderSize + setBodySize(full, o.data)
-			dataSize += len(o.data)
+			so, err := txnSetOptions(i, o.sOpts)
+			if err != nil {
+				return nil, err
+			}
+			data, err := c.compress(so.compress, o.path, o.data)
+			if err != nil {
+				return nil, fmt.Errorf("multi: op %d: %w", i, err)
+			}
+			reqs[i] = &zk.SetDataRequest{Path: full, Data: data, Version: o.version}
+			size += multiHeaderSize + setBodySize(full, data)
+			dataSize += len(data)
 		case opCheck:
 			reqs[i] = &zk.CheckVersionRequest{Path: full, Version: o.version}
 			size += multiHeaderSize + pathBodySize(full)
@@ -108,7 +146,11 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]zk.MultiResponse, erro
 	if err := c.checkSize(fmt.Sprintf("transaction (%d operations)", len(ops)), size, dataSize); err != nil {
 		return nil, fmt.Errorf("multi: %w", err)
 	}
-	var res []zk.MultiResponse
+	var (
+		mu      sync.Mutex // an attempt abandoned at ctx's end may still set res
+		res     []zk.MultiResponse
+		refused error // the server's refusal that came with res
+	)
 	err := c.do(ctx, reqMulti, func(conn *zk.Conn) error {
 		r, err := conn.Multi(reqs...)
 		if errors.Is(err, zk.ErrNoNode) && createsTop && c.prefix != "" {
@@ -119,16 +161,62 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]zk.MultiResponse, erro
 			}
 			r, err = conn.Multi(reqs...)
 		}
-		res = r
+		mu.Lock()
+		res, refused = r, nil
+		if err != nil && len(r) > 0 {
+			refused = err
+		}
+		mu.Unlock()
 		return err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("multi: %w", err)
-	}
+	mu.Lock()
+	defer mu.Unlock()
 	for i := range res {
 		if res[i].String != "" {
 			res[i].String = c.strip(res[i].String)
 		}
 	}
+	if err != nil {
+		if refused != nil && errors.Is(err, refused) {
+			// The server answered: it refused one of the operations.
+			return nil, transactionError(ops, res, err)
+		}
+		return nil, fmt.Errorf("multi: %w", err)
+	}
 	return res, nil
+}
+
+// txnCreateOptions applies the options of the create op i, refusing those
+// that have no meaning in a transaction.
+func txnCreateOptions(i int, opts []CreateOption) (createOptions, error) {
+	var o createOptions
+	for j, opt := range opts {
+		if opt == nil {
+			return o, invalid("op %d: create option %d is nil", i, j)
+		}
+		if err := opt.applyCreate(&o); err != nil {
+			return o, fmt.Errorf("op %d: %w", i, err)
+		}
+	}
+	if o.protected || o.parents || o.stat != nil || o.list != nil || o.ttl != 0 || o.idempotent || o.orSet || o.mode != Persistent {
+		return o, invalid("op %d: only Compressed, Uncompressed and WithACL apply to a create in a transaction", i)
+	}
+	return o, nil
+}
+
+// txnSetOptions is txnCreateOptions for a set op.
+func txnSetOptions(i int, opts []SetOption) (setOptions, error) {
+	var o setOptions
+	for j, opt := range opts {
+		if opt == nil {
+			return o, invalid("op %d: set option %d is nil", i, j)
+		}
+		if err := opt.applySet(&o); err != nil {
+			return o, fmt.Errorf("op %d: %w", i, err)
+		}
+	}
+	if o.idempotent {
+		return o, invalid("op %d: Idempotent does not apply to a set in a transaction", i)
+	}
+	return o, nil
 }

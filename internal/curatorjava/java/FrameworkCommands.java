@@ -2,15 +2,13 @@ package curatorjava;
 
 import java.util.List;
 
-import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.curator.framework.imps.GzipCompressionProvider;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 
 /**
  * Driver commands for the framework's own verbs (framework/compress.go,
- * acl.go, multi.go), run on the driver's Curator client. Data travels as
+ * acl.go), run on the driver's Curator client. Data travels as
  * lower-case hex, "-" for empty data; paths are full ZooKeeper paths.
  *
  * <pre>
@@ -21,11 +19,6 @@ import org.apache.zookeeper.data.Stat;
  * fw-getacl &lt;path&gt;         getACL()  -&gt; OK &lt;aversion&gt; scheme:id:perms,...
  * fw-setacl &lt;path&gt; &lt;version&gt; scheme:id:perms,...  setACL().withVersion()
  *                          -&gt; OK &lt;aversion after&gt;
- * fw-txn &lt;op&gt;;&lt;op&gt;;...     transaction().forOperations(); each op is
- *                          create:&lt;path&gt;, delete:&lt;path&gt;:&lt;version&gt;,
- *                          set:&lt;path&gt;:&lt;version&gt; (data "x") or
- *                          check:&lt;path&gt;:&lt;version&gt;
- *                          -&gt; OK type:forPath:resultPath:error,... (one per op)
  * </pre>
  */
 final class FrameworkCommands implements Driver.Commands {
@@ -64,45 +57,9 @@ final class FrameworkCommands implements Driver.Commands {
                         .withACL(parseACL(a[3])).forPath(a[1]);
                 return Integer.toString(st.getAversion());
             }
-            case "fw-txn":
-                Driver.args(a, 1);
-                return txn(a[1]);
             default:
                 return null;
         }
-    }
-
-    private String txn(String spec) throws Exception {
-        java.util.ArrayList<CuratorOp> ops = new java.util.ArrayList<>();
-        for (String op : spec.split(";")) {
-            String[] f = op.split(":");
-            switch (f[0]) {
-                case "create":
-                    ops.add(d.client().transactionOp().create().forPath(f[1], new byte[] {'x'}));
-                    break;
-                case "delete":
-                    ops.add(d.client().transactionOp().delete().withVersion(Integer.parseInt(f[2])).forPath(f[1]));
-                    break;
-                case "set":
-                    ops.add(d.client().transactionOp().setData().withVersion(Integer.parseInt(f[2]))
-                            .forPath(f[1], new byte[] {'x'}));
-                    break;
-                case "check":
-                    ops.add(d.client().transactionOp().check().withVersion(Integer.parseInt(f[2])).forPath(f[1]));
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown transaction op " + op);
-            }
-        }
-        StringBuilder out = new StringBuilder();
-        for (CuratorTransactionResult r : d.client().transaction().forOperations(ops)) {
-            if (out.length() > 0) {
-                out.append(',');
-            }
-            out.append(r.getType()).append(':').append(r.getForPath()).append(':')
-                    .append(r.getResultPath()).append(':').append(r.getError());
-        }
-        return out.toString();
     }
 
     private static String acls(List<ACL> acl) {
