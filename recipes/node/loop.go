@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -221,10 +222,11 @@ func (n *Node) create(ctx context.Context, target string, first bool) (registrat
 	return registration{path: p, czxid: st.Czxid, owner: st.EphemeralOwner}, nil
 }
 
-// isUnimplemented reports the server's UNIMPLEMENTED (-6), go-zookeeper's
-// "unknown error" for a TTL create on a server without extended types.
+// isUnimplemented reports the server's UNIMPLEMENTED (-6), its answer to a
+// TTL create without extended types. go-zookeeper has no sentinel for it:
+// its error is the bare "unknown error: -6".
 func isUnimplemented(err error) bool {
-	return errors.Is(err, zk.ErrUnknown) || errors.Is(err, zk.ErrAPIError) || errors.Is(err, zk.ErrBadArguments) || errors.Is(err, zk.ErrInvalidFlags)
+	return strings.Contains(err.Error(), "unknown error: -6")
 }
 
 // noteSessionLocked records the live session as one this Node creates in:

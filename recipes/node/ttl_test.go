@@ -1,0 +1,111 @@
+package node_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/clock"
+	"github.com/gocurator/curator/internal/testkit"
+	"github.com/gocurator/curator/recipes/node"
+	"github.com/gocurator/curator/zktest"
+)
+
+// containerCheck is zktest's znode.container.checkIntervalMs: how often
+// the server reaps expired TTL nodes and empty containers.
+const containerCheck = time.Second
+
+// A TTL node (Curator's PersistentTtlNode): the node and its touch child
+// are TTL nodes, the child is touched every ttl/2 (timed by the injected
+// clock), and after Close the touches stop (no timer left) and the server
+// reaps both within 2×ttl plus its check interval.
+func TestTTLNodeTouchedThenReaped(t *testing.T) {
+	t.Parallel()
+	const ttl = time.Second
+	ns := testkit.Unique(t)
+	c := testkit.Connect(t, zkAddr, ns)
+	admin := testkit.Connect(t, zkAddr, ns)
+	fake := clock.NewFake(time.Now())
+	n := node.New(c, "/ttl/n", []byte("d"), node.WithTTL(ttl), node.WithClock(fake))
+	start(t, n)
+	st := stat(t, admin, "/ttl/n")
+	touch := stat(t, admin, "/ttl/n/touch")
+	if st == nil || touch == nil {
+		t.Fatalf("node %+v, touch %+v", st, touch)
+	}
+	if p := fake.Pending(); len(p) != 1 || p[0].Sub(fake.Now()) != ttl/2 {
+		t.Fatalf("touch timer %v, want one at ttl/2", p)
+	}
+	for i := range 3 {
+		before := stat(t, admin, "/ttl/n/touch").Mzxid
+		fake.Advance(ttl / 2)
+		testkit.Eventually(t, "a touch", func() bool { return stat(t, admin, "/ttl/n/touch").Mzxid > before })
+		t.Logf("touch %d", i+1)
+	}
+	closed := time.Now()
+	closeNode(t, n)
+	if p := fake.Pending(); len(p) != 0 {
+		t.Fatalf("timers left after Close: %v", p)
+	}
+	if st := stat(t, admin, "/ttl/n"); st == nil {
+		t.Fatal("a TTL node is left for the server to reap, not deleted by Close")
+	}
+	testkit.Eventually(t, "the TTL node reaped", func() bool { return stat(t, admin, "/ttl/n") == nil })
+	took := time.Since(closed)
+	t.Logf("reaped %v after Close", took)
+	if limit := 2*ttl + containerCheck + 500*time.Millisecond; took > limit {
+		t.Fatalf("reaped %v after Close, want within %v", took, limit)
+	}
+}
+
+// Curator 5.9's fix: a TTL node whose touch child was never made (here:
+// deleted before Close) is still reaped, as its parent is a TTL node, not
+// a container that only goes once it had a child.
+func TestTTLNodeWithoutTouchChildIsReaped(t *testing.T) {
+	t.Parallel()
+	const ttl = time.Second
+	ns := testkit.Unique(t)
+	c := testkit.Connect(t, zkAddr, ns)
+	admin := testkit.Connect(t, zkAddr, ns)
+	fake := clock.NewFake(time.Now()) // no touch after the first
+	n := node.New(c, "/ttl/n", nil, node.WithTTL(ttl), node.WithClock(fake))
+	start(t, n)
+	if err := admin.Delete(testkit.Ctx(t), "/ttl/n/touch"); err != nil {
+		t.Fatal(err)
+	}
+	closed := time.Now()
+	closeNode(t, n)
+	testkit.Eventually(t, "the TTL node reaped", func() bool { return stat(t, admin, "/ttl/n") == nil })
+	took := time.Since(closed)
+	t.Logf("reaped %v after Close", took)
+	if limit := 2*ttl + containerCheck + 500*time.Millisecond; took > limit {
+		t.Fatalf("reaped %v after Close, want within %v", took, limit)
+	}
+}
+
+// A server without extended types refuses TTL nodes: Start says so with
+// ErrTTLUnsupported, and leaves nothing.
+func TestTTLRefusedByServer(t *testing.T) {
+	t.Parallel()
+	srv, err := zktest.Launch(zktest.WithJVMArgs("-Dzookeeper.extendedTypesEnabled=false"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	c := testkit.Connect(t, srv.ConnectString(), "")
+	n := node.New(c, "/ttl", nil, node.WithTTL(time.Second))
+	err = n.Start(testkit.Ctx(t))
+	if !errors.Is(err, node.ErrTTLUnsupported) {
+		t.Fatalf("Start = %v, want ErrTTLUnsupported", err)
+	}
+	t.Log(err)
+	closeNode(t, n)
+	if st := stat(t, c, "/ttl"); st != nil {
+		t.Fatalf("node left: %+v", st)
+	}
+	// The same client makes ordinary nodes.
+	plain := node.New(c, "/plain", nil, node.WithMode(framework.Ephemeral))
+	start(t, plain)
+	closeNode(t, plain)
+}
