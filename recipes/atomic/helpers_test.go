@@ -29,10 +29,9 @@ func waitPrefix(d *curatorjava.Driver, prefix string, timeout time.Duration) (st
 	}
 }
 
-// contextWithLongDeadline is the context of a full-size run (make
-// atomic-stress): an hour, cancelled at cleanup.
-func contextWithLongDeadline(t *testing.T) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+// contextWithDeadline returns a context that ends after d, or at cleanup.
+func contextWithDeadline(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
-	return ctx, cancel
+	return ctx
 }
