@@ -71,6 +71,19 @@ func (gzipCodec) Decompress(_ string, data []byte) ([]byte, error) {
 	return out, r.Close()
 }
 
+// Compression returns the client's codec (WithCompression; Gzip by default)
+// and whether its reads and writes use it unless told otherwise
+// (WithCompressionEnabled). It is for code that reads data as stored
+// (Uncompressed) and decodes it itself, such as a cache that keeps a node
+// whose data does not decode rather than fail its read. A nil client
+// reports Gzip and false.
+func (c *Client) Compression() (codec Compression, byDefault bool) {
+	if c == nil {
+		return Gzip(), false
+	}
+	return c.opts.compression, c.opts.compressAll
+}
+
 // compressChoice is one call's choice: the client's default, or forced.
 type compressChoice uint8
 

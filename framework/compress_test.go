@@ -140,6 +140,15 @@ func TestCompressedWritesAndReads(t *testing.T) {
 
 	// A client-wide codec, on by default, off per call.
 	u := connectNS(t, ns, WithCompression(upper{}), WithCompressionEnabled())
+	if codec, on := u.Compression(); codec != (upper{}) || !on {
+		t.Fatalf("Compression() = %T, %v; want upper, true", codec, on)
+	}
+	if codec, on := c.Compression(); codec != Gzip() || on {
+		t.Fatalf("default Compression() = %T, %v; want Gzip, false", codec, on)
+	}
+	if codec, on := (*Client)(nil).Compression(); codec != Gzip() || on {
+		t.Fatalf("nil client's Compression() = %T, %v", codec, on)
+	}
 	if _, err := u.Create(ctx, "/u", []byte("abc")); err != nil {
 		t.Fatal(err)
 	}
