@@ -48,6 +48,8 @@ type flags struct {
 	watchSamples int
 	watchBurst   int
 	watchWriters int
+	cache        bool
+	cacheTrees   []bench.CacheTree
 	cpuProfile   string
 	serverHeapMB int
 	zkWarmup     time.Duration
@@ -57,7 +59,7 @@ type flags struct {
 
 func parseFlags(args []string) (flags, error) {
 	f := flags{args: args}
-	var rtts, manyRTTs string
+	var rtts, manyRTTs, cacheTrees string
 	fs := flag.NewFlagSet("curatorbench", flag.ContinueOnError)
 	fs.StringVar(&f.zk, "zk", "", "ZooKeeper to use, host:port[,host:port...]; empty starts an embedded throwaway server")
 	fs.StringVar(&f.zkDir, "zk-dir", defaultZKDir(), "directory for the embedded server's data (the default tmpfs avoids measuring the disk)")
@@ -88,6 +90,8 @@ func parseFlags(args []string) (flags, error) {
 	fs.IntVar(&f.watchSamples, "watch-samples", 1000, "watch: timed writes (latency samples) per run")
 	fs.IntVar(&f.watchBurst, "watch-burst", 20000, "watch: writes of the events/s burst per run")
 	fs.IntVar(&f.watchWriters, "watch-writers", 64, "watch: goroutines making the burst's writes, on one session")
+	fs.BoolVar(&f.cache, "cache", false, "run the cache load rows instead of the workloads: initial load of -cache-trees by our cache and Curator's CuratorCache, at every -rtt, -rounds interleaved rounds")
+	fs.StringVar(&cacheTrees, "cache-trees", "10k,100k,200k:flat", "cache: trees to load, comma list of node counts (mixed depth 1-3), :flat for children of one parent")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of this process to this file")
 	fs.StringVar(&f.replay, "replay", "", "measure nothing: print the report of an earlier -json file (and draw its -plot)")
 	fs.Usage = func() {
@@ -101,8 +105,11 @@ func parseFlags(args []string) (flags, error) {
 		return f, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	var err error
-	if f.watch {
+	if f.watch || f.cache {
 		f.opWindow = 0 // the request trace is the lock table's
+	}
+	if f.cacheTrees, err = bench.ParseCacheTrees(cacheTrees); err != nil {
+		return f, fmt.Errorf("-cache-trees: %w", err)
 	}
 	if f.rtts, err = parseRTTs(rtts); err != nil {
 		return f, fmt.Errorf("-rtt: %w", err)
@@ -138,8 +145,8 @@ func parseFlags(args []string) (flags, error) {
 		return f, errors.New("-hold, -many and -op-window must not be negative")
 	case f.watchTree < 0 || f.watchSamples < 1 || f.watchBurst < 1 || f.watchWriters < 1:
 		return f, errors.New("-watch-tree must not be negative, -watch-samples, -watch-burst and -watch-writers must be positive")
-	case f.watch && f.scale:
-		return f, errors.New("-watch and -scale are separate runs")
+	case (f.watch || f.cache) && f.scale:
+		return f, errors.New("-watch and -cache are runs separate from -scale")
 	case strings.Contains(f.zk, "/"):
 		return f, errors.New("-zk takes host:port[,host:port...] without a chroot")
 	}
@@ -246,6 +253,11 @@ func run(ctx context.Context, f flags, stdout, stderr io.Writer) error {
 	if f.watch {
 		rep.Settings.Watch = &bench.WatchSettings{Tree: f.watchTree, Samples: f.watchSamples, Burst: f.watchBurst, Writers: f.watchWriters}
 	}
+	if f.cache {
+		for _, t := range f.cacheTrees {
+			rep.Settings.CacheTrees = append(rep.Settings.CacheTrees, t.Label())
+		}
+	}
 	if srv.trace != nil {
 		rep.Settings.OpWindow = f.opWindow.String()
 	}
@@ -310,7 +322,9 @@ type server struct {
 	first    string // the first server's address: mntr, stmk and the proxy's target
 	describe string
 	trace    *bench.OpTrace // nil: no request trace
-	close    func()
+	// cacheTrees are the trees -cache loads, built once on the server.
+	cacheTrees []cacheTree
+	close      func()
 }
 
 // startServer returns the server of -zk, or launches an embedded server
@@ -438,7 +452,15 @@ func runAll(ctx context.Context, f flags, srv *server, rep *bench.Report, logf f
 	for _, s := range rep.Skipped {
 		logf("%s", s)
 	}
-	if !f.scale && !f.watch {
+	if f.cache {
+		trees, err := buildCacheTrees(ctx, f, srv, logf)
+		defer deleteCacheTrees(ctx, srv, trees, logf)
+		if err != nil {
+			return err
+		}
+		srv.cacheTrees = trees
+	}
+	if !f.scale && !f.watch && !f.cache {
 		runs := 0
 		for _, rtt := range f.rtts {
 			plan := bench.Plan{Peers: f.peers, Curator: curatorOK}
@@ -496,8 +518,16 @@ func runRTT(ctx context.Context, f flags, srv *server, names []string, rtt time.
 	if f.scale {
 		return runScale(ctx, f, servers, rep, logf)
 	}
-	if f.watch {
-		return runWatch(ctx, f, srv, servers, rtt, measured, curatorOK, rep, logf)
+	if f.watch || f.cache {
+		if f.watch {
+			if err := runWatch(ctx, f, srv, servers, rtt, measured, curatorOK, rep, logf); err != nil {
+				return err
+			}
+		}
+		if f.cache {
+			return runCacheLoads(ctx, f, srv, servers, rtt, measured, curatorOK, rep, logf)
+		}
+		return nil
 	}
 	plan := bench.Plan{Servers: servers, RTT: rtt, Warmup: f.warmup, Measure: f.duration, Meter: meter,
 		Peers: f.peers, Curator: curatorOK, Logf: logf}

@@ -16,8 +16,10 @@ func printReport(w io.Writer, f flags, rep *bench.Report) {
 		printScale(w, rep.Scale)
 		return
 	}
-	if rep.Settings.Watch != nil {
+	if rep.Settings.Watch != nil || len(rep.Settings.CacheTrees) > 0 {
+		fmt.Fprintf(w, "# %s\n", rep.Settings.Command)
 		printWatch(w, rep)
+		printCache(w, rep)
 		for _, s := range rep.Skipped {
 			fmt.Fprintln(w, s)
 		}

@@ -54,7 +54,6 @@ func printWatch(w io.Writer, rep *bench.Report) {
 	if s == nil {
 		return
 	}
-	fmt.Fprintf(w, "# %s\n", rep.Settings.Command)
 	fmt.Fprintf(w, "# watch delivery: %d interleaved rounds, each cell the median of the rounds; watched tree %d nodes\n",
 		rep.Settings.Rounds, s.Tree+2)
 	fmt.Fprintf(w, "# latency = writer's setData call until the subscriber's callback (Go: the event read from Events), %d samples a run\n", s.Samples)

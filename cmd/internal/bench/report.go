@@ -15,7 +15,9 @@ type Report struct {
 	Sweep  Rows    `json:"sweep,omitempty"`
 	Scale  *Scale  `json:"scale,omitempty"`
 	// Watch holds the watch-delivery rows of every round-trip time (-watch).
-	Watch   []WatchTable `json:"watch,omitempty"`
+	Watch []WatchTable `json:"watch,omitempty"`
+	// Cache holds the cache load rows of every round-trip time (-cache).
+	Cache   []CacheTable `json:"cache,omitempty"`
 	Skipped []string     `json:"skipped,omitempty"`
 }
 
@@ -39,6 +41,8 @@ type Settings struct {
 	OpWindow string `json:"op_window,omitempty"`
 	// Watch is the watch-delivery benchmark's settings (-watch).
 	Watch *WatchSettings `json:"watch_settings,omitempty"`
+	// CacheTrees are the trees the cache load rows load (-cache).
+	CacheTrees []string `json:"cache_trees,omitempty"`
 	// Command is the command line.
 	Command string `json:"command,omitempty"`
 }

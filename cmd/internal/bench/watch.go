@@ -21,6 +21,7 @@ import (
 const (
 	WatchOursRecursive    = "gocurator Watch, recursive"
 	WatchOursNode         = "gocurator Watch, node"
+	WatchOursCache        = "gocurator cache.Cache"
 	WatchCuratorRecursive = "Curator watchers().add(), persistent recursive"
 	WatchCuratorNode      = "Curator watchers().add(), persistent"
 	WatchCuratorTreeCache = "Curator TreeCache"
@@ -28,7 +29,7 @@ const (
 )
 
 // WatchSubscribers lists every subscriber, ours first.
-var WatchSubscribers = []string{WatchOursRecursive, WatchOursNode, WatchCuratorRecursive, WatchCuratorNode,
+var WatchSubscribers = []string{WatchOursRecursive, WatchOursNode, WatchOursCache, WatchCuratorRecursive, WatchCuratorNode,
 	WatchCuratorTreeCache, WatchCuratorCache}
 
 // IsCurator reports whether subscriber runs in Curator's JVM.
@@ -381,6 +382,8 @@ func startSubscriber(ctx context.Context, servers, path, sub string) (subscriber
 	switch sub {
 	case WatchOursRecursive, WatchOursNode:
 		return startGoSubscriber(ctx, servers, path, sub == WatchOursRecursive)
+	case WatchOursCache:
+		return startCacheSubscriber(ctx, servers, path)
 	}
 	mode := map[string]string{
 		WatchCuratorRecursive: javabench.WatchRecursive,

@@ -26,6 +26,8 @@ const (
 	// WatchCuratorCache is a CuratorCache (one persistent recursive
 	// watch, data kept).
 	WatchCuratorCache = "curatorcache"
+	// WatchLoad measures a CuratorCache's initial load (see Load).
+	WatchLoad = "load"
 )
 
 // WatchConfig configures one WatchBench.java subscriber.
@@ -51,6 +53,7 @@ type Watcher struct {
 	stderr  *curatorjava.TailBuffer
 	lines   chan string
 	session int64
+	loaded  string // the LOADED line of a WatchLoad run
 	once    sync.Once
 	cancel  context.CancelFunc
 }
@@ -61,7 +64,7 @@ type Watcher struct {
 // missing.
 func StartWatch(ctx context.Context, cfg WatchConfig) (*Watcher, error) {
 	switch cfg.Mode {
-	case WatchPersistent, WatchRecursive, WatchTreeCache, WatchCuratorCache:
+	case WatchPersistent, WatchRecursive, WatchTreeCache, WatchCuratorCache, WatchLoad:
 	default:
 		return nil, fmt.Errorf("javabench: unknown watch mode %q", cfg.Mode)
 	}
@@ -101,7 +104,17 @@ func StartWatch(ctx context.Context, cfg WatchConfig) (*Watcher, error) {
 			w.lines <- sc.Text()
 		}
 	}()
-	line, err := w.await(ctx, "READY ", readyTimeout)
+	ready := readyTimeout
+	if cfg.Mode == WatchLoad {
+		ready = 30 * time.Minute
+	}
+	var line string
+	if cfg.Mode == WatchLoad {
+		w.loaded, err = w.await(ctx, "LOADED ", ready)
+	}
+	if err == nil {
+		line, err = w.await(ctx, "READY ", readyTimeout)
+	}
 	if err == nil {
 		w.session, err = parseSession(strings.TrimPrefix(line, "READY "))
 	}
@@ -115,6 +128,23 @@ func StartWatch(ctx context.Context, cfg WatchConfig) (*Watcher, error) {
 func parseSession(hex string) (int64, error) {
 	u, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
 	return int64(u), err
+}
+
+// Load returns what a WatchLoad run measured: the time of a CuratorCache's
+// initial load, the heap it retains and its size.
+func (w *Watcher) Load() (d time.Duration, heap int64, nodes int, err error) {
+	line := w.loaded
+	f := strings.Fields(line)
+	if len(f) != 4 {
+		return 0, 0, 0, w.exitError(fmt.Errorf("load answered %q", line))
+	}
+	ns, e1 := strconv.ParseInt(f[1], 10, 64)
+	heap, e2 := strconv.ParseInt(f[2], 10, 64)
+	n, e3 := strconv.Atoi(f[3])
+	if err := errors.Join(e1, e2, e3); err != nil {
+		return 0, 0, 0, w.exitError(fmt.Errorf("load answered %q: %w", line, err))
+	}
+	return time.Duration(ns), heap, n, nil
 }
 
 // SessionID is the subscriber's ZooKeeper session.

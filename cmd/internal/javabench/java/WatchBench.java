@@ -28,7 +28,13 @@ import org.apache.zookeeper.Watcher;
  *   recursive    client.watchers().add().withMode(PERSISTENT_RECURSIVE) on path
  *   treecache    a TreeCache on path (one-shot getData and getChildren watches per node)
  *   curatorcache a CuratorCache on path (one persistent recursive watch, data kept)
+ *   load         measure a CuratorCache's initial load of path, then wait for stop
  * </pre>
+ *
+ * <p>In the load mode it prints {@code LOADED <nanos> <heapBytes> <nodes>}: the
+ * time from start() to the initialized event, the heap the loaded cache
+ * retains (heap used after System.gc() with the cache loaded, less before),
+ * and the cache's size; then it waits for {@code stop}.
  *
  * <p>Once the watch is set (for the caches: once they are initialized) it
  * prints {@code READY <sessionId in hex>}. It counts data changes: a
@@ -55,7 +61,7 @@ public final class WatchBench {
 
     public static void main(String[] args) throws Exception {
         if (args.length != 3) {
-            System.err.println("usage: WatchBench <connectString> <path> <persistent|recursive|treecache|curatorcache>");
+            System.err.println("usage: WatchBench <connectString> <path> <persistent|recursive|treecache|curatorcache|load>");
             System.exit(2);
         }
         String connectString = args[0];
@@ -74,7 +80,11 @@ public final class WatchBench {
             if (!client.blockUntilConnected(15, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("could not connect to " + connectString);
             }
-            sub = subscribe(client, path, mode);
+            if (mode.equals("load")) {
+                sub = load(client, path);
+            } else {
+                sub = subscribe(client, path, mode);
+            }
             long sid = client.getZookeeperClient().getZooKeeper().getSessionId();
             System.out.println("READY " + Long.toHexString(sid));
             System.out.flush();
@@ -185,6 +195,30 @@ public final class WatchBench {
             default:
                 throw new IllegalArgumentException("unknown mode " + mode);
         }
+    }
+
+    private static AutoCloseable load(CuratorFramework client, String path) throws Exception {
+        long h0 = liveHeap();
+        CountDownLatch initialized = new CountDownLatch(1);
+        CuratorCache cache = CuratorCache.build(client, path);
+        cache.listenable().addListener(CuratorCacheListener.builder().forInitialized(initialized::countDown).build());
+        long t0 = System.nanoTime();
+        cache.start();
+        if (!initialized.await(30, TimeUnit.MINUTES)) {
+            throw new IllegalStateException("CuratorCache not initialized within 30 minutes");
+        }
+        long t1 = System.nanoTime();
+        long h1 = liveHeap();
+        System.out.println("LOADED " + (t1 - t0) + " " + (h1 - h0) + " " + cache.size());
+        System.out.flush();
+        return cache;
+    }
+
+    private static long liveHeap() {
+        java.lang.management.MemoryMXBean mem = java.lang.management.ManagementFactory.getMemoryMXBean();
+        System.gc();
+        System.gc();
+        return mem.getHeapMemoryUsage().getUsed();
     }
 
     private static boolean isEnd(String path) {

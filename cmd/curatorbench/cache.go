@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/gocurator/curator/cmd/internal/bench"
+)
+
+// cacheTree is a tree of -cache-trees built on the server.
+type cacheTree struct {
+	bench.CacheTree
+	root string
+}
+
+// buildCacheTrees builds every tree of -cache-trees on the server itself
+// (no proxy: building is not measured). It returns those it built, also on
+// failure, for deleteCacheTrees.
+func buildCacheTrees(ctx context.Context, f flags, srv *server, logf func(string, ...any)) ([]cacheTree, error) {
+	var out []cacheTree
+	for _, t := range f.cacheTrees {
+		ct := cacheTree{CacheTree: t, root: fmt.Sprintf("/curatorbench/cache-%d-%d", t.Nodes, time.Now().UnixNano())}
+		out = append(out, ct)
+		start := time.Now()
+		logf("cache: building %s at %s", t.Label(), ct.root)
+		if err := bench.BuildCacheTree(ctx, srv.addr, ct.root, t); err != nil {
+			return out, fmt.Errorf("cache: build %s: %w", t.Label(), err)
+		}
+		logf("cache: built %s in %v", t.Label(), time.Since(start).Round(time.Millisecond))
+	}
+	return out, nil
+}
+
+func deleteCacheTrees(ctx context.Context, srv *server, trees []cacheTree, logf func(string, ...any)) {
+	for _, t := range trees {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Minute)
+		if err := bench.DeleteTree(dctx, srv.addr, t.root); err != nil {
+			logf("cache: delete %s: %v", t.root, err)
+		}
+		cancel()
+	}
+}
+
+// runCacheLoads loads every tree with our cache and, when it can run, with
+// Curator's CuratorCache, the rounds interleaved, and adds the median rows
+// to rep.
+func runCacheLoads(ctx context.Context, f flags, srv *server, servers string, rtt, measured time.Duration, curatorOK bool,
+	rep *bench.Report, logf func(string, ...any)) error {
+	t := bench.CacheTable{RTTMs: ms(rtt), MeasuredRTTMs: ms(measured)}
+	var all []bench.CacheLoadResult
+	defer func() {
+		t.Rows = bench.MedianCacheLoads(all)
+		rep.Cache = append(rep.Cache, t)
+	}()
+	for round := range f.rounds {
+		if f.rounds > 1 {
+			logf("cache, RTT %v: round %d of %d", rtt, round+1, f.rounds)
+		}
+		for _, tree := range srv.cacheTrees {
+			loads := []func(context.Context, string, string) (bench.CacheLoadResult, error){bench.LoadOurCache}
+			if curatorOK {
+				loads = append(loads, bench.LoadCuratorCache)
+			}
+			for _, load := range loads {
+				r, err := load(ctx, servers, tree.root)
+				r.Tree, r.RTTMs = tree.Label(), ms(rtt)
+				if err != nil {
+					logf("cache %s, %s, RTT %v: FAILED: %v", r.Impl, r.Tree, rtt, firstLine(err.Error()))
+				} else {
+					logf("cache %s, %s, RTT %v: %d nodes in %.3f s, %.0f heap bytes per node", r.Impl, r.Tree, rtt, r.Nodes, r.Seconds, r.HeapPerNode)
+				}
+				all = append(all, r)
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// printCache prints the cache load tables.
+func printCache(w io.Writer, rep *bench.Report) {
+	if len(rep.Settings.CacheTrees) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "# cache initial load: %d interleaved rounds, each row the round with the median time;\n", rep.Settings.Rounds)
+	fmt.Fprintln(w, "# time = Start until loaded (Curator: start() until the initialized event); heap/node = live heap after a GC with the cache loaded, less before")
+	for _, t := range rep.Cache {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "## cache initial load, RTT %s (an exists takes %.3f ms)\n\n", rttLabel(t.RTTMs), t.MeasuredRTTMs)
+		cells := [][]string{{"tree", "impl", "nodes", "time s", "nodes/s", "heap bytes/node", "vs Curator time"}}
+		for _, r := range t.Rows {
+			if r.Error != "" {
+				cells = append(cells, []string{r.Tree, r.Impl, "FAILED: " + firstLine(r.Error)})
+				continue
+			}
+			vs := "-"
+			if r.Impl == bench.ImplOurs {
+				for _, c := range t.Rows {
+					if c.Impl == bench.ImplCurator && c.Tree == r.Tree && c.Error == "" && r.Seconds > 0 {
+						vs = fmt.Sprintf("%.2fx faster", c.Seconds/r.Seconds)
+					}
+				}
+			}
+			cells = append(cells, []string{r.Tree, r.Impl, fmt.Sprint(r.Nodes), fmt.Sprintf("%.3f", r.Seconds),
+				fmt.Sprintf("%.0f", float64(r.Nodes)/max(r.Seconds, 1e-9)), fmt.Sprintf("%.0f", r.HeapPerNode), vs})
+		}
+		for _, row := range cells {
+			fmt.Fprintln(w, strings.Join(row, " | "))
+		}
+	}
+}
