@@ -98,3 +98,13 @@ atomic-stress: deps
 	$(GO) test -race -count=1 -timeout 60m -run '^TestInteropSixteenWritersWithCuts$$' -v ./recipes/atomic -args -atomic.increments=$(ATOMIC_INCREMENTS)
 
 .PHONY: atomic-stress
+
+# The node's registered-means-owned proof for longer (docs/node.md): a
+# registration under cuts, silent partitions and latency, checked on the
+# server all along (the suite runs 6 s).
+NODE_CHAOS ?= 1m
+
+node-chaos: deps
+	$(GO) test -race -count=1 -timeout 30m -run '^TestChaosRegisteredMeansOwned$$' -v ./recipes/node -args -node.chaos=$(NODE_CHAOS)
+
+.PHONY: node-chaos
