@@ -40,10 +40,17 @@ type Client struct {
 // session, the listeners, the options (retry policy, ACLs, credentials)
 // and every goroutine.
 type core struct {
-	opts      options
-	log       *zap.Logger
-	servers   []string
-	chroot    string // the connect string's chroot, "" for none
+	opts    options
+	log     *zap.Logger
+	servers []string // what new connections dial; under mu
+	chroot  string   // the connect string's chroot, "" for none
+	// With the ensemble tracker (ensemble_tracker.go): hosts is the host
+	// provider of the current connection, which the tracker updates, and
+	// configVersion the version of the configuration servers came from.
+	// Both under mu.
+	hosts         *trackedHosts
+	configVersion int64
+
 	listeners *connstate.Listeners
 	events    *eventQueue
 	tel       *clientTelemetry // instruments and spans (telemetry.go)
@@ -151,6 +158,10 @@ func Connect(ctx context.Context, connectString string, opts ...Option) (*Client
 	c.mu.Unlock()
 	c.wg.Add(1)
 	go c.run()
+	if o.ensemble.track {
+		c.wg.Add(1)
+		go c.trackEnsemble()
+	}
 
 	wctx, cancel := context.WithTimeout(ctx, o.connectionTimeout)
 	defer cancel()
@@ -213,7 +224,16 @@ func (c *Client) dial(gen uint64) (*handle, error) {
 	if dialer == nil {
 		dialer = net.DialTimeout
 	}
+	// go-zookeeper's default provider, unless the ensemble tracker is on:
+	// then one the tracker updates when the ensemble changes, so that a
+	// reconnection, and a new connection, start from the latest members.
+	var hosts zk.HostProvider = zk.NewDNSHostProvider()
+	if c.opts.ensemble.track {
+		c.hosts = &trackedHosts{}
+		hosts = c.hosts
+	}
 	conn, loopEvents, err := zk.Connect(c.servers, c.opts.sessionTimeout,
+		zk.WithHostProvider(hosts),
 		zk.WithDialer(h.wire.dialer(dialer)),
 		zk.WithLogger(zkLogger{c.log.Named("zk")}),
 		zk.WithLogInfo(false),
@@ -383,7 +403,7 @@ func (c *Client) Listen(fn func(connstate.State)) (cancel func()) {
 	if c == nil {
 		return func() {}
 	}
-	return c.addListener(fn)
+	return c.listeners.Add(fn)
 }
 
 // State returns the current connection state.

@@ -51,6 +51,8 @@ type options struct {
 	// jute.maxbuffer): larger ones are refused before they are sent.
 	// ZooKeeper's default, 0xfffff bytes.
 	juteMaxBuffer int
+	// ensemble is ensemble tracking (ensemble_options.go): off.
+	ensemble ensembleOptions
 	// meterProvider and tracerProvider receive the client's metrics and
 	// spans (telemetry.go); nil: OpenTelemetry's global providers.
 	meterProvider  metric.MeterProvider
@@ -63,9 +65,6 @@ type options struct {
 	// compressAll compresses every write and decompresses every read
 	// unless a call says Uncompressed: off, as in Curator.
 	compressAll bool
-	// circuit, when set, puts every listener behind a circuit breaker
-	// under it (circuit.go): none, as in Curator.
-	circuit retry.Policy
 }
 
 type authInfo struct {

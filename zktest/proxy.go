@@ -17,8 +17,8 @@ import (
 // once), BlackHole silently (every byte is dropped and nothing closes, as in
 // a real network partition), Restore ends either, and LoseNextCreateReply
 // loses the reply to one create (LoseNextSetReply, LoseNextDeleteReply,
-// LoseNextMultiReply and LoseNextSetACLReply to one set, delete,
-// transaction or ACL change). SetDelay models the distance of a network:
+// LoseNextMultiReply, LoseNextSetACLReply and LoseNextReconfigReply to one
+// set, delete, transaction, ACL change or reconfiguration). SetDelay models the distance of a network:
 // a one-way latency in each direction. Its methods are safe for concurrent
 // use.
 type Proxy struct {
@@ -204,6 +204,10 @@ func (p *Proxy) LoseNextMultiReply() <-chan struct{} { return p.arm(lostMulti) }
 // LoseNextSetACLReply is LoseNextCreateReply for the next setACL request.
 func (p *Proxy) LoseNextSetACLReply() <-chan struct{} { return p.arm(lostSetACL) }
 
+// LoseNextReconfigReply is LoseNextCreateReply for the next reconfig
+// request (dynamic reconfiguration of an ensemble).
+func (p *Proxy) LoseNextReconfigReply() <-chan struct{} { return p.arm(lostReconfig) }
+
 // lostKind is the kind of request a lost-reply fault is armed for.
 type lostKind int
 
@@ -213,6 +217,7 @@ const (
 	lostDelete
 	lostMulti
 	lostSetACL
+	lostReconfig
 )
 
 // matches reports whether a request of opcode op carries a fault of kind k.
@@ -228,6 +233,8 @@ func (k lostKind) matches(op int32) bool {
 		return op == zkwire.OpMulti
 	case lostSetACL:
 		return op == zkwire.OpSetACL
+	case lostReconfig:
+		return op == zkwire.OpReconfig
 	}
 	return false
 }
