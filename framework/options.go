@@ -65,6 +65,9 @@ type options struct {
 	// compressAll compresses every write and decompresses every read
 	// unless a call says Uncompressed: off, as in Curator.
 	compressAll bool
+	// circuit, when set, puts every listener behind a circuit breaker
+	// under it (circuit.go): none, as in Curator.
+	circuit retry.Policy
 }
 
 type authInfo struct {
