@@ -403,7 +403,7 @@ func (c *Client) Listen(fn func(connstate.State)) (cancel func()) {
 	if c == nil {
 		return func() {}
 	}
-	return c.listeners.Add(fn)
+	return c.addListener(fn)
 }
 
 // State returns the current connection state.
