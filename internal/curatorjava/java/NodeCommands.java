@@ -8,8 +8,11 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.nodes.GroupMember;
 import org.apache.curator.framework.recipes.nodes.PersistentNode;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.CreateMode;
 
 /**
@@ -29,6 +32,13 @@ import org.apache.zookeeper.CreateMode;
  * members &lt;id&gt;                      getCurrentMembers -&gt; OK id=payload,... (sorted by id)
  * memberSet &lt;id&gt; &lt;payload&gt;          setThisData
  * memberClose &lt;id&gt;                  close (deletes the member's node) and forget
+ * nclient &lt;cid&gt; &lt;connect&gt; &lt;sessionMs&gt; &lt;simulatedExpirationPercent&gt;
+ *                                   a Curator client of its own (its own session),
+ *                                   connected before OK; emits
+ *                                   "EVENT nstate &lt;cid&gt; &lt;STATE&gt;" on its state changes
+ * pnodeOn &lt;id&gt; &lt;cid&gt; &lt;path&gt; &lt;mode&gt; &lt;data&gt;
+ *                                   pnode on the client cid
+ * nclientClose &lt;cid&gt;                close the client cid and forget it
  * </pre>
  */
 final class NodeCommands implements Driver.Commands {
@@ -104,6 +114,44 @@ final class NodeCommands implements Driver.Commands {
                 GroupMember m = d.get(a[1], GroupMember.class);
                 m.close();
                 open.remove(m);
+                d.forget(a[1]);
+                return "";
+            }
+            case "nclient": {
+                Driver.args(a, 4);
+                String cid = a[1];
+                int sessionMs = Integer.parseInt(a[3]);
+                CuratorFramework c = CuratorFrameworkFactory.builder()
+                        .connectString(a[2])
+                        .sessionTimeoutMs(sessionMs)
+                        .connectionTimeoutMs(Math.min(15000, sessionMs))
+                        .simulatedSessionExpirationPercent(Integer.parseInt(a[4]))
+                        .retryPolicy(new ExponentialBackoffRetry(20, 10, 200))
+                        .build();
+                c.getConnectionStateListenable().addListener(
+                        (cl, st) -> d.emit("EVENT nstate " + cid + " " + st.name()));
+                d.put(cid, c);
+                open.add(c);
+                c.start();
+                if (!c.blockUntilConnected(30, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("client " + cid + " did not connect");
+                }
+                return "";
+            }
+            case "pnodeOn": {
+                Driver.args(a, 5);
+                CuratorFramework c = d.get(a[2], CuratorFramework.class);
+                PersistentNode n = new PersistentNode(c, CreateMode.valueOf(a[4]), false, a[3], bytes(a[5]));
+                d.put(a[1], n);
+                open.add(0, n); // closed before its client
+                n.start();
+                return "";
+            }
+            case "nclientClose": {
+                Driver.args(a, 1);
+                CuratorFramework c = d.get(a[1], CuratorFramework.class);
+                c.close();
+                open.remove(c);
                 d.forget(a[1]);
                 return "";
             }
