@@ -10,10 +10,11 @@ import (
 // BenchmarkWatchDelivery measures a change on the server to its event at a
 // recursive Watcher: another client sets a node below the watched root
 // and the time until the Watcher delivers it is recorded; p50 and p99 are
-// reported. The comparison with Curator 5.4's persistent watch
-// (watchers().add()) at RTT 0.5 and 2 ms runs these against
-// zktest.Proxy.SetDelay, next to the Java driver (internal/curatorjava);
-// not part of the regular test run.
+// reported. It times the Watcher alone, on loopback; the comparison with
+// Curator 5.4's persistent watch (watchers().add()), TreeCache and
+// CuratorCache at RTT 0.5 and 2 ms, with events/s and server watches per
+// subscription, is curatorbench -watch (docs/benchmarks.md). Not part of
+// the regular test run.
 func BenchmarkWatchDelivery(b *testing.B) {
 	c := connectNS(b, newNamespace(b))
 	other := connectNS(b, c.Namespace())
