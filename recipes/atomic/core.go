@@ -174,10 +174,14 @@ func (k *core) write(ctx context.Context, create bool, version int32, data []byt
 }
 
 // check reads the writer child after a failed write of stamp made in
-// session, and says whether the write was applied. It runs on a clean-up
-// context, so that a write cut short by ctx is still settled.
+// session, and says whether the write was applied. It waits for a
+// connection on ctx; once ctx has ended it still tries for a moment, so
+// that a write cut short by ctx is settled when it can be.
 func (k *core) check(ctx context.Context, session int64, stamp []byte) (bool, error) {
-	cctx, cancel := k.c.CleanupContext(ctx)
+	cctx, cancel := ctx, context.CancelFunc(func() {})
+	if ctx.Err() != nil {
+		cctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	}
 	defer cancel()
 	got, _, err := k.c.Get(cctx, k.writer)
 	now := k.c.SessionID()
