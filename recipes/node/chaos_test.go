@@ -100,7 +100,8 @@ func TestChaosRegisteredMeansOwned(t *testing.T) {
 	defer closeNode(t, n)
 	start(t, n)
 
-	ctx, stop := context.WithCancel(testkit.Ctx(t))
+	ctx, stop := context.WithTimeout(context.Background(), *chaosFor+testkit.Deadline)
+	defer stop()
 	var (
 		checks, owned, registrations atomic.Int64
 		wg                           sync.WaitGroup
@@ -148,10 +149,14 @@ func TestChaosRegisteredMeansOwned(t *testing.T) {
 			proxy.SetDelay(time.Duration(rng.IntN(100)) * time.Millisecond)
 		}
 		faults++
-		_ = c.Pause(ctx, down)
+		if c.Pause(ctx, down) != nil {
+			break
+		}
 		proxy.Restore()
 		proxy.SetDelay(0)
-		_ = c.Pause(ctx, time.Duration(rng.IntN(1000))*time.Millisecond)
+		if c.Pause(ctx, time.Duration(rng.IntN(1000))*time.Millisecond) != nil {
+			break
+		}
 	}
 	proxy.Restore()
 	// The Node comes back to Registered at the end.

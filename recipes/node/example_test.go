@@ -106,3 +106,54 @@ func ExampleWithTTL() {
 	}
 	// Output: [touch]
 }
+
+// A protected sequential node: named once, made again under that name.
+func ExampleOption() {
+	ctx := context.Background()
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-node-option"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	n := node.New(c, "/instances/api-", nil, node.WithMode(framework.EphemeralSequential), node.Protected())
+	if err := n.Start(ctx); err != nil {
+		log.Fatal(err)
+	}
+	defer n.Close(context.Background())
+	_, name := framework.SplitPath(n.Path())
+	fmt.Println(framework.IsProtected(name), framework.StripProtected(name))
+	// Output: true api-0000000000
+}
+
+// Status tells where a Node stands, and for a registered node which
+// session owns it.
+func ExampleEvent() {
+	ctx := context.Background()
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-node-event"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	n := node.New(c, "/workers/worker-3", nil)
+	fmt.Println(n.Status().State)
+	if err := n.Start(ctx); err != nil {
+		log.Fatal(err)
+	}
+	st := n.Status()
+	fmt.Println(st.State, st.Session == c.SessionID())
+	if err := n.Close(ctx); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(n.Status().State)
+	// Output:
+	// idle
+	// registered true
+	// closed
+}
+
+func ExampleState() {
+	fmt.Println(node.Registered, node.Recreating)
+	// Output: registered recreating
+}
