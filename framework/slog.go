@@ -26,8 +26,7 @@ func WithSlog(l *slog.Logger) Option {
 
 // slogCore is a zapcore.Core that writes to a slog.Handler.
 type slogCore struct {
-	h     slog.Handler
-	attrs []slog.Attr // from With, already added to h
+	h slog.Handler // With's fields are added to it as attributes
 }
 
 func slogLevel(l zapcore.Level) slog.Level {
