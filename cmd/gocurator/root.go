@@ -92,6 +92,7 @@ servers allow it; "unknown" otherwise).`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(a.locksCommand(), a.execCommand(), a.electCommand(), a.semaphoreCommand(), a.leaderCommand(),
 		a.orphansCommand(), a.revokeCommand(), a.breakCommand(), a.versionCommand())
+	root.AddCommand(a.servicesCommand())
 	// cobra adds these at Execute; added now, guardGroups sees them too.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
