@@ -141,6 +141,9 @@ func (n *Node) mine(st *zk.Stat) bool {
 // persistent node's delete is the framework's guaranteed delete, which
 // goes on by itself. It returns err.
 func (n *Node) removeLater(path string, err error) error {
+	if n.o.mode.IsEphemeral() && errors.Is(err, framework.ErrClosed) {
+		return nil // the client closed: its session, and our node, ended
+	}
 	if !n.o.mode.IsEphemeral() || errors.Is(err, framework.ErrClosed) {
 		return err
 	}

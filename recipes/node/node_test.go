@@ -139,3 +139,22 @@ func TestInvalidArguments(t *testing.T) {
 		t.Fatal("nil node reports something")
 	}
 }
+
+// Closing the client ends the Node (Closed, no goroutine left) and its
+// ephemeral node with the session; a Close after that has nothing to do.
+func TestClientClosedFirst(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	c := testkit.Connect(t, zkAddr, ns)
+	admin := testkit.Connect(t, zkAddr, ns)
+	n := node.New(c, "/p", nil)
+	start(t, n)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, "the node gone with the session", func() bool { return stat(t, admin, "/p") == nil })
+	if n.Registered() {
+		t.Fatal("Registered after the client closed")
+	}
+	closeNode(t, n)
+}
