@@ -91,7 +91,7 @@ servers allow it; "unknown" otherwise).`,
 	f.DurationVar(&a.sessionTimeout, "session-timeout", defaultSession, "ZooKeeper session timeout to ask for")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(a.locksCommand(), a.execCommand(), a.electCommand(), a.semaphoreCommand(), a.leaderCommand(),
-		a.orphansCommand(), a.revokeCommand(), a.breakCommand(), a.versionCommand())
+		a.orphansCommand(), a.revokeCommand(), a.breakCommand(), a.treeCommand(), a.versionCommand())
 	root.AddCommand(a.servicesCommand())
 	// cobra adds these at Execute; added now, guardGroups sees them too.
 	root.InitDefaultHelpCmd()
