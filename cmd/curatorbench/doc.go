@@ -13,8 +13,30 @@
 //	go run ./cmd/curatorbench -workloads all -rtt 0
 //	go run ./cmd/curatorbench -workloads none -rtt 0 -sweep 1,2,4,8 -sweep-plot sweep.svg
 //	go run ./cmd/curatorbench -scale -rtt 0
+//	go run ./cmd/curatorbench -watch -rtt 0.5ms,2ms -rounds 5
+//	go run ./cmd/curatorbench -cache -rtt 0.5ms,2ms -rounds 3
 //
 // docs/benchmarks.md explains every column and holds the latest figures.
+//
+// # Watches and caches
+//
+// -watch replaces the lock table with the watch-delivery table of issue 22
+// at every -rtt: a change on the server to the subscriber (p50, p90, p99 of
+// -watch-samples timed setData calls), the changes per second one
+// subscriber keeps up with (a burst of -watch-burst writes from
+// -watch-writers goroutines, then an end marker), and the server watches a
+// subscription holds (wchc per session; mntr zk_watch_count over both
+// tables) on a tree of -watch-tree nodes, and after it closed. Subscribers:
+// framework.Watch (recursive, and on one node) and recipes/cache, next to
+// Curator 5.4's watchers().add() (persistent recursive, persistent),
+// TreeCache and CuratorCache, run by WatchBench.java in the same run.
+//
+// -cache replaces it with the initial load of issue 23: the trees of
+// -cache-trees (default 10k,100k,200k:flat: mixed depth 1 to 3, and
+// children of one parent) are built once, then loaded at every -rtt by
+// recipes/cache and by Curator's CuratorCache: time from start to loaded,
+// and live heap per node. -watch and -cache may be given together; both
+// take -rounds interleaved rounds and report medians.
 //
 // # The network
 //

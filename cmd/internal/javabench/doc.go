@@ -10,6 +10,11 @@
 // each switch the JVM reports its process CPU time and the cycles
 // completed.
 //
+// [StartWatch] runs WatchBench.java, one Curator subscriber of the
+// watch-delivery benchmark (watchers().add(), TreeCache or CuratorCache)
+// that reports when it saw each change, or, in its load mode, a
+// CuratorCache's initial load time and retained heap.
+//
 // The requirements (a JDK and the Debian packages of Curator 5) are those
 // of internal/curatorjava; its errors wrap curatorjava.ErrNotInstalled when
 // they are missing.
