@@ -44,7 +44,11 @@
 // Calls run under the client's retry policy and honour ctx; waits survive
 // disconnects (a reconnection makes the wait count again). A member whose
 // node vanished while it waited to enter (its session expired) fails with
-// ErrMemberLost. Nothing is left behind by a failed Enter: its node is
+// ErrMemberLost. An entered member holds its place like a lock's hold
+// (docs/handles.md): Done closes and Err wraps ErrMemberLost when the
+// client's ErrorPolicy counts a state as an error or the session ends, and
+// its node is then deleted, so the others neither count it nor wait for it;
+// Close ends it with framework.ErrClosed. Nothing is left behind by a failed Enter: its node is
 // deleted before it returns while connected, by a guaranteed delete in the
 // background otherwise.
 package barrier

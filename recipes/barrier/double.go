@@ -35,6 +35,9 @@ type Double struct {
 	// Guarded by turn.
 	entered bool
 	czxid   int64 // of our node while entered
+	owner   int64 // its session
+
+	member membership // Done and Err's state while entered
 
 	wakeups atomic.Int64 // events that made a wait look again (tests)
 }
@@ -126,7 +129,8 @@ func (d *Double) open(r round) bool { return r.ready != nil && r.ready.Czxid > d
 // this member, also when that happened just as ctx ended, so that every
 // member of a round agrees. On failure (ctx's error, ErrMemberLost, or
 // another) it leaves no node: it has left the barrier, and no member
-// counted it. Enter while entered returns nil at once.
+// counted it. Enter while entered returns nil at once, or the error of a
+// membership that was lost (Leave first).
 func (d *Double) Enter(ctx context.Context) error {
 	if d == nil {
 		return ErrNilHandle
@@ -136,12 +140,16 @@ func (d *Double) Enter(ctx context.Context) error {
 	}
 	defer func() { <-d.turn }()
 	if d.entered {
+		if _, err := d.live(); err != nil {
+			return d.wrap("enter", err) // lost: Leave first
+		}
 		return nil
 	}
 	if err := d.enter(ctx); err != nil {
 		return d.wrap("enter", err)
 	}
 	d.entered = true
+	d.start(d.owner)
 	return nil
 }
 
@@ -166,7 +174,7 @@ func (d *Double) enter(ctx context.Context) error {
 		}
 		st = *stat
 	}
-	d.czxid = st.Czxid
+	d.czxid, d.owner = st.Czxid, st.EphemeralOwner
 	for {
 		r, err := d.look(ctx)
 		if err != nil {
@@ -278,7 +286,9 @@ func (d *Double) cleanUp(ctx context.Context) {
 // returns ctx's error at once, never spinning, and our node is deleted all
 // the same: this member has left, and the members waiting for it are not
 // held up. The round's ready node is deleted by each member that finds
-// everyone gone. ErrNotEntered without a successful Enter.
+// everyone gone. ErrNotEntered without a successful Enter. If the
+// membership was lost meanwhile (see Done), Leave still waits for the
+// others and then returns an error wrapping ErrMemberLost.
 func (d *Double) Leave(ctx context.Context) error {
 	if d == nil {
 		return ErrNilHandle
@@ -291,9 +301,13 @@ func (d *Double) Leave(ctx context.Context) error {
 		return d.wrap("leave", ErrNotEntered)
 	}
 	d.entered = false
+	lost := d.release()
 	if err := d.leave(ctx); err != nil {
 		d.cleanUp(ctx)
 		return d.wrap("leave", err)
+	}
+	if lost != nil {
+		return d.wrap("leave", lost)
 	}
 	return nil
 }

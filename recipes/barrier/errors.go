@@ -9,7 +9,9 @@ import (
 // Errors, matched with errors.Is.
 var (
 	// ErrMemberLost is returned by Enter when the member's node vanished
-	// while it waited: its session expired, or someone deleted it.
+	// while it waited: its session expired, or someone deleted it. Err
+	// (and then Leave) wraps it once an entered member's place was lost
+	// with the connection, per the client's ErrorPolicy.
 	ErrMemberLost = errors.New("curator: barrier member node lost")
 	// ErrNotEntered is returned by Leave on a Double that has not entered.
 	ErrNotEntered = errors.New("curator: double barrier not entered")
