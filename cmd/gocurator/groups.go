@@ -79,15 +79,27 @@ func nearest(root, group *cobra.Command, name string) string {
 	if s := group.SuggestionsFor(name); len(s) > 0 {
 		return group.CommandPath() + " " + s[0]
 	}
+	// Several groups may have the subcommand (locks ls, group ls,
+	// services ls): the one whose description covers the mistyped group
+	// ("semaphore ls": locks lists semaphores) comes first.
+	var found []*cobra.Command
 	for _, g := range root.Commands() {
 		if g == group || !g.IsAvailableCommand() {
 			continue
 		}
 		for _, sub := range g.Commands() {
 			if sub.IsAvailableCommand() && (sub.Name() == name || sub.HasAlias(name)) {
-				return sub.CommandPath()
+				found = append(found, sub)
 			}
 		}
+	}
+	for _, sub := range found {
+		if strings.Contains(sub.Parent().Short, group.Name()) {
+			return sub.CommandPath()
+		}
+	}
+	if len(found) > 0 {
+		return found[0].CommandPath()
 	}
 	root.SuggestionsMinimumDistance = 2
 	if s := root.SuggestionsFor(name); len(s) > 0 {

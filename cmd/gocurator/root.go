@@ -93,6 +93,7 @@ servers allow it; "unknown" otherwise).`,
 	root.AddCommand(a.locksCommand(), a.execCommand(), a.electCommand(), a.semaphoreCommand(), a.leaderCommand(),
 		a.orphansCommand(), a.revokeCommand(), a.breakCommand(), a.treeCommand(), a.versionCommand())
 	root.AddCommand(a.servicesCommand())
+	root.AddCommand(a.groupCommand())
 	// cobra adds these at Execute; added now, guardGroups sees them too.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
