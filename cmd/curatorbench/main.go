@@ -50,6 +50,7 @@ type flags struct {
 	watchWriters int
 	cache        bool
 	cacheTrees   []bench.CacheTree
+	disc         discoveryFlags
 	cpuProfile   string
 	serverHeapMB int
 	zkWarmup     time.Duration
@@ -92,6 +93,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.IntVar(&f.watchWriters, "watch-writers", 64, "watch: goroutines making the burst's writes, on one session")
 	fs.BoolVar(&f.cache, "cache", false, "run the cache load rows instead of the workloads: initial load of -cache-trees by our cache and Curator's CuratorCache, at every -rtt, -rounds interleaved rounds")
 	fs.StringVar(&cacheTrees, "cache-trees", "10k,100k,200k:flat", "cache: trees to load, comma list of node counts (mixed depth 1-3), :flat for children of one parent")
+	f.disc.define(fs)
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of this process to this file")
 	fs.StringVar(&f.replay, "replay", "", "measure nothing: print the report of an earlier -json file (and draw its -plot)")
 	fs.Usage = func() {
@@ -110,6 +112,9 @@ func parseFlags(args []string) (flags, error) {
 	}
 	if f.cacheTrees, err = bench.ParseCacheTrees(cacheTrees); err != nil {
 		return f, fmt.Errorf("-cache-trees: %w", err)
+	}
+	if err := checkDiscovery(&f); err != nil {
+		return f, err
 	}
 	if f.rtts, err = parseRTTs(rtts); err != nil {
 		return f, fmt.Errorf("-rtt: %w", err)
@@ -460,7 +465,7 @@ func runAll(ctx context.Context, f flags, srv *server, rep *bench.Report, logf f
 		}
 		srv.cacheTrees = trees
 	}
-	if !f.scale && !f.watch && !f.cache {
+	if !f.scale && !f.watch && !f.cache && !f.disc.on {
 		runs := 0
 		for _, rtt := range f.rtts {
 			plan := bench.Plan{Peers: f.peers, Curator: curatorOK}
@@ -517,6 +522,9 @@ func runRTT(ctx context.Context, f flags, srv *server, names []string, rtt time.
 	logf("RTT %v: clients connect to %s; an exists takes %v", rtt, servers, measured.Round(time.Microsecond))
 	if f.scale {
 		return runScale(ctx, f, servers, rep, logf)
+	}
+	if f.disc.on {
+		return runDiscovery(ctx, f, servers, rtt, measured, curatorOK, rep, logf)
 	}
 	if f.watch || f.cache {
 		if f.watch {

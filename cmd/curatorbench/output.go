@@ -16,6 +16,14 @@ func printReport(w io.Writer, f flags, rep *bench.Report) {
 		printScale(w, rep.Scale)
 		return
 	}
+	if rep.Discovery != nil {
+		fmt.Fprintf(w, "# %s\n", rep.Settings.Command)
+		bench.WriteDiscovery(w, rep.Settings.Rounds, rep.Discovery)
+		for _, s := range rep.Skipped {
+			fmt.Fprintln(w, s)
+		}
+		return
+	}
 	if rep.Settings.Watch != nil || len(rep.Settings.CacheTrees) > 0 {
 		fmt.Fprintf(w, "# %s\n", rep.Settings.Command)
 		printWatch(w, rep)

@@ -14,6 +14,8 @@ type Report struct {
 	Tables []Table `json:"tables,omitempty"`
 	Sweep  Rows    `json:"sweep,omitempty"`
 	Scale  *Scale  `json:"scale,omitempty"`
+	// Discovery holds the service discovery rows (-discovery).
+	Discovery *DiscoveryReport `json:"discovery,omitempty"`
 	// Watch holds the watch-delivery rows of every round-trip time (-watch).
 	Watch []WatchTable `json:"watch,omitempty"`
 	// Cache holds the cache load rows of every round-trip time (-cache).

@@ -1,0 +1,353 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gocurator/curator/cmd/internal/javabench"
+	"github.com/gocurator/curator/recipes/discovery"
+)
+
+// DiscoverySettings are the service discovery rows' settings
+// (curatorbench -discovery).
+type DiscoverySettings struct {
+	// Instances is how many instances the picked service has.
+	Instances int `json:"instances"`
+	// Picks is how many provider picks a run times.
+	Picks int64 `json:"picks"`
+	// Churn is how many instances a run registers and unregisters, by
+	// Workers goroutines (Java: threads) on one session.
+	Churn   int `json:"churn"`
+	Workers int `json:"workers"`
+}
+
+// DiscoveryResult is one run of the service discovery rows by one
+// implementation at one round-trip time.
+type DiscoveryResult struct {
+	Impl  string  `json:"impl"`
+	RTTMs float64 `json:"rtt_ms"`
+	// PickNs is one pick of a started provider from its cache: ours
+	// Provider.Instance, Curator's ServiceProvider.getInstance.
+	PickNs float64 `json:"pick_ns"`
+	// PickAllocs is Go heap allocations per pick (this process's
+	// runtime.MemStats.Mallocs over the picks); -1 for Curator, whose
+	// JVM does not count allocations.
+	PickAllocs float64 `json:"pick_allocs"`
+	// PickBytes is heap bytes allocated per pick (Go: TotalAlloc; Java:
+	// the picking thread's allocated bytes).
+	PickBytes float64 `json:"pick_bytes"`
+	// ChurnPerSec is instances registered and then unregistered per
+	// second.
+	ChurnPerSec float64 `json:"churn_per_sec"`
+	Error       string  `json:"error,omitempty"`
+	// Rounds holds every round's churn rate and pick time when the row
+	// is the median of several rounds.
+	RoundsChurn  []float64 `json:"rounds_churn_per_sec,omitempty"`
+	RoundsPickNs []float64 `json:"rounds_pick_ns,omitempty"`
+}
+
+// DiscoveryTable is the service discovery rows at one round-trip time.
+type DiscoveryTable struct {
+	RTTMs         float64           `json:"rtt_ms"`
+	MeasuredRTTMs float64           `json:"measured_rtt_ms"`
+	LoadAvg       string            `json:"load_avg,omitempty"`
+	Rows          []DiscoveryResult `json:"rows"`
+}
+
+// DiscoveryReport is what -discovery measured: its settings and a table
+// per round-trip time.
+type DiscoveryReport struct {
+	Settings DiscoverySettings `json:"settings"`
+	Tables   []DiscoveryTable  `json:"tables"`
+}
+
+// RunDiscoveryRounds runs the service discovery rows through servers,
+// ours and, when curator is set, Curator's, rounds times interleaved, and
+// returns the table of the medians. The base paths are under
+// /curatorbench.
+func RunDiscoveryRounds(ctx context.Context, servers string, s DiscoverySettings, rounds int, rtt, measured time.Duration,
+	curator bool, logf func(string, ...any)) (DiscoveryTable, error) {
+	t := DiscoveryTable{RTTMs: ms(rtt), MeasuredRTTMs: ms(measured), LoadAvg: LoadAvg()}
+	var all []DiscoveryResult
+	for round := range rounds {
+		if rounds > 1 {
+			logf("discovery, RTT %v: round %d of %d", rtt, round+1, rounds)
+		}
+		runs := []func(context.Context, string, string, DiscoverySettings) (DiscoveryResult, error){RunOurDiscovery}
+		if curator {
+			runs = append(runs, RunCuratorDiscovery)
+		}
+		for _, run := range runs {
+			base := fmt.Sprintf("/curatorbench/discovery-%d", time.Now().UnixNano())
+			r, err := run(ctx, servers, base, s)
+			r.RTTMs = ms(rtt)
+			if err != nil {
+				r.Error = err.Error()
+				logf("discovery %s, RTT %v: FAILED: %v", r.Impl, rtt, firstLine(err.Error()))
+			} else {
+				logf("discovery %s, RTT %v: pick %.1f ns (%.1f allocs, %.0f B), churn %.0f instances/s",
+					r.Impl, rtt, r.PickNs, r.PickAllocs, r.PickBytes, r.ChurnPerSec)
+			}
+			all = append(all, r)
+			if err := ctx.Err(); err != nil {
+				// What was measured before an interrupt is reported.
+				t.Rows = MedianDiscovery(all)
+				return t, err
+			}
+		}
+	}
+	t.Rows = MedianDiscovery(all)
+	return t, nil
+}
+
+// RunOurDiscovery measures recipes/discovery under base through servers:
+// picks of a started Provider (round robin, the default) over s.Instances
+// instances, then registration churn.
+func RunOurDiscovery(ctx context.Context, servers, base string, s DiscoverySettings) (DiscoveryResult, error) {
+	r := DiscoveryResult{Impl: ImplOurs}
+	c, err := Connect(ctx, servers)
+	if err != nil {
+		return r, err
+	}
+	defer c.Close()
+	d := discovery.New(c, base)
+	defer func() { _ = d.Close(context.WithoutCancel(ctx)) }()
+	if err := ourPicks(ctx, d, s, &r); err != nil {
+		return r, err
+	}
+	// Unmeasured, as Curator's JIT warms up: a tenth as many.
+	if _, err := ourChurn(ctx, d, "w", max(s.Churn/10, s.Workers), s.Workers); err != nil {
+		return r, err
+	}
+	elapsed, err := ourChurn(ctx, d, "c", s.Churn, s.Workers)
+	if err != nil {
+		return r, err
+	}
+	r.ChurnPerSec = float64(s.Churn) / elapsed.Seconds()
+	return r, nil
+}
+
+func churnInstance(prefix string, i int) discovery.Instance {
+	return discovery.Instance{Name: "churn", ID: fmt.Sprint(prefix, i), Address: "10.0.0.1", Port: discovery.Int(8080)}
+}
+
+func ourPicks(ctx context.Context, d *discovery.Discovery, s DiscoverySettings, r *DiscoveryResult) error {
+	for i := range s.Instances {
+		if err := d.Register(ctx, discovery.Instance{Name: "svc", ID: fmt.Sprint("i", i), Address: "10.0.0.1", Port: discovery.Int(8080)}); err != nil {
+			return err
+		}
+	}
+	p := d.Provider("svc")
+	defer p.Close()
+	if err := p.Start(ctx); err != nil {
+		return err
+	}
+	if n := len(p.Instances()); n != s.Instances {
+		return fmt.Errorf("the provider offers %d instances, want %d", n, s.Instances)
+	}
+	var sink int
+	for range min(s.Picks, 100_000) {
+		inst, err := p.Instance()
+		if err != nil {
+			return err
+		}
+		sink += len(inst.ID)
+	}
+	runtime.GC()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	t0 := time.Now()
+	for range s.Picks {
+		inst, err := p.Instance()
+		if err != nil {
+			return err
+		}
+		sink += len(inst.ID)
+	}
+	elapsed := time.Since(t0)
+	runtime.ReadMemStats(&m1)
+	runtime.KeepAlive(sink)
+	n := float64(s.Picks)
+	r.PickNs = float64(elapsed.Nanoseconds()) / n
+	r.PickAllocs = float64(m1.Mallocs-m0.Mallocs) / n
+	r.PickBytes = float64(m1.TotalAlloc-m0.TotalAlloc) / n
+	for i := range s.Instances {
+		if err := d.Unregister(ctx, discovery.Instance{Name: "svc", ID: fmt.Sprint("i", i)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ourChurn registers and unregisters n instances, workers at a time, and
+// returns how long it took.
+func ourChurn(ctx context.Context, d *discovery.Discovery, prefix string, n, workers int) (time.Duration, error) {
+	var (
+		next  atomic.Int64
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	t0 := time.Now()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				inst := churnInstance(prefix, i)
+				err := d.Register(ctx, inst)
+				if err == nil {
+					err = d.Unregister(ctx, inst)
+				}
+				if err != nil {
+					mu.Lock()
+					first = cmpOr(first, err)
+					mu.Unlock()
+					next.Store(int64(n)) // the others stop too
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(t0), first
+}
+
+func cmpOr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// RunCuratorDiscovery measures Curator 5.4's curator-x-discovery the same
+// way, in DiscoveryBench.java.
+func RunCuratorDiscovery(ctx context.Context, servers, base string, s DiscoverySettings) (DiscoveryResult, error) {
+	r := DiscoveryResult{Impl: ImplCurator, PickAllocs: -1}
+	j, err := javabench.RunDiscovery(ctx, javabench.DiscoveryConfig{ConnectString: servers, BasePath: base,
+		Instances: s.Instances, Picks: s.Picks, Churn: s.Churn, Workers: s.Workers})
+	if err != nil {
+		return r, err
+	}
+	r.PickNs, r.PickBytes, r.ChurnPerSec = j.PickNs, j.PickBytes, j.ChurnPerSec
+	return r, nil
+}
+
+// MedianDiscovery merges rounds: for each implementation and round-trip
+// time, the median churn rate and the median pick time (each of its own
+// round), with the allocations of the median pick's round.
+func MedianDiscovery(rows []DiscoveryResult) []DiscoveryResult {
+	type key struct {
+		impl string
+		rtt  float64
+	}
+	var order []key
+	groups := map[key][]DiscoveryResult{}
+	for _, r := range rows {
+		k := key{r.Impl, r.RTTMs}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	var out []DiscoveryResult
+	for _, k := range order {
+		var ok []DiscoveryResult
+		for _, r := range groups[k] {
+			if r.Error == "" {
+				ok = append(ok, r)
+			}
+		}
+		if len(ok) == 0 {
+			out = append(out, groups[k][0])
+			continue
+		}
+		byPick := slices.Clone(ok)
+		slices.SortStableFunc(byPick, func(a, b DiscoveryResult) int { return cmpFloat(a.PickNs, b.PickNs) })
+		m := byPick[(len(byPick)-1)/2]
+		byChurn := slices.Clone(ok)
+		slices.SortStableFunc(byChurn, func(a, b DiscoveryResult) int { return cmpFloat(a.ChurnPerSec, b.ChurnPerSec) })
+		m.ChurnPerSec = byChurn[(len(byChurn)-1)/2].ChurnPerSec
+		if len(ok) > 1 {
+			for _, r := range ok {
+				m.RoundsChurn = append(m.RoundsChurn, r.ChurnPerSec)
+				m.RoundsPickNs = append(m.RoundsPickNs, r.PickNs)
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// WriteDiscovery prints the service discovery tables.
+func WriteDiscovery(w io.Writer, rounds int, rep *DiscoveryReport) {
+	if rep == nil {
+		return
+	}
+	s := rep.Settings
+	fmt.Fprintf(w, "# service discovery: %d interleaved rounds, each cell the median of the rounds\n", rounds)
+	fmt.Fprintf(w, "# pick = one pick of a started round-robin provider from its cache (%d instances), %d timed picks after a warm-up;\n", s.Instances, s.Picks)
+	fmt.Fprintln(w, "#   allocs = Go heap allocations per pick (the JVM does not count them: -), bytes = heap bytes allocated per pick")
+	fmt.Fprintf(w, "# churn = instances registered then unregistered per second: %d instances by %d goroutines (Java: threads) on one session, after a tenth as many unmeasured\n",
+		s.Churn, s.Workers)
+	for _, t := range rep.Tables {
+		fmt.Fprintln(w)
+		rtt := "0 (direct)"
+		if t.RTTMs > 0 {
+			rtt = time.Duration(t.RTTMs * float64(time.Millisecond)).String()
+		}
+		fmt.Fprintf(w, "## service discovery, RTT %s (an exists takes %.3f ms)\n", rtt, t.MeasuredRTTMs)
+		if t.LoadAvg != "" {
+			fmt.Fprintf(w, "# load average at the start: %s\n", t.LoadAvg)
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "impl | pick ns | allocs/pick | bytes/pick | churn instances/s | churn vs Curator")
+		for _, r := range t.Rows {
+			if r.Error != "" {
+				fmt.Fprintf(w, "%s | FAILED: %s\n", r.Impl, firstLine(r.Error))
+				continue
+			}
+			allocs := "-"
+			if r.PickAllocs >= 0 {
+				allocs = fmt.Sprintf("%.2f", r.PickAllocs)
+			}
+			vs := "-"
+			if r.Impl == ImplOurs {
+				for _, c := range t.Rows {
+					if c.Impl == ImplCurator && c.Error == "" && c.ChurnPerSec > 0 {
+						vs = fmt.Sprintf("%.2fx", r.ChurnPerSec/c.ChurnPerSec)
+					}
+				}
+			}
+			fmt.Fprintf(w, "%s | %.1f | %s | %.1f | %.0f | %s\n", r.Impl, r.PickNs, allocs, r.PickBytes, r.ChurnPerSec, vs)
+		}
+	}
+}
+
+// ErrDiscoverySettings is returned by CheckDiscoverySettings.
+var ErrDiscoverySettings = errors.New("-discovery-instances, -discovery-picks, -discovery-churn and -discovery-workers must be positive")
+
+// CheckDiscoverySettings refuses counts below one.
+func CheckDiscoverySettings(s DiscoverySettings) error {
+	if s.Instances < 1 || s.Picks < 1 || s.Churn < 1 || s.Workers < 1 {
+		return ErrDiscoverySettings
+	}
+	return nil
+}

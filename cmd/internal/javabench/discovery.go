@@ -1,0 +1,76 @@
+package javabench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/gocurator/curator/internal/curatorjava"
+)
+
+// DiscoveryConfig configures one run of DiscoveryBench.java: Curator 5.4's
+// curator-x-discovery, one client, one ServiceDiscovery.
+type DiscoveryConfig struct {
+	// ConnectString is the ZooKeeper connect string.
+	ConnectString string
+	// BasePath is the ServiceDiscovery's base path.
+	BasePath string
+	// Instances is how many instances the picked service has.
+	Instances int
+	// Picks is how many ServiceProvider.getInstance() calls are timed.
+	Picks int64
+	// Churn is how many instances are registered and unregistered, by
+	// Workers threads.
+	Churn   int
+	Workers int
+	// Stderr receives the JVM's stderr if non-nil; otherwise its tail is
+	// included in errors.
+	Stderr io.Writer
+}
+
+// DiscoveryResult is DiscoveryBench.java's JSON line.
+type DiscoveryResult struct {
+	// PickNs is the time of one getInstance() of a started provider.
+	PickNs float64 `json:"pick_ns"`
+	// PickBytes is the heap the picking thread allocated per pick.
+	PickBytes float64 `json:"pick_bytes"`
+	// ChurnPerSec is instances registered and unregistered per second.
+	ChurnPerSec float64 `json:"churn_per_sec"`
+}
+
+// RunDiscovery runs DiscoveryBench.java to its end. Cancelling ctx kills
+// the JVM. Errors wrap curatorjava.ErrNotInstalled when Java or the Curator
+// jars are missing.
+func RunDiscovery(ctx context.Context, cfg DiscoveryConfig) (DiscoveryResult, error) {
+	var r DiscoveryResult
+	if cfg.ConnectString == "" || cfg.BasePath == "" || cfg.Instances < 1 || cfg.Picks < 1 || cfg.Churn < 1 || cfg.Workers < 1 {
+		return r, errors.New("javabench: DiscoveryConfig needs ConnectString, BasePath and positive counts")
+	}
+	cmd, err := curatorjava.Command(ctx, sources, "javabench.DiscoveryBench", benchJVMOptions, cfg.ConnectString, cfg.BasePath,
+		strconv.Itoa(cfg.Instances), strconv.FormatInt(cfg.Picks, 10), strconv.Itoa(cfg.Churn), strconv.Itoa(cfg.Workers))
+	if err != nil {
+		return r, err
+	}
+	tail := curatorjava.NewTailBuffer(64 << 10)
+	cmd.Stderr = tail
+	if cfg.Stderr != nil {
+		cmd.Stderr = cfg.Stderr
+	}
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		return r, fmt.Errorf("javabench: discovery: %w\nstderr:\n%s", err, tail.String())
+	}
+	line := bytes.TrimSpace(out.Bytes())
+	if i := bytes.LastIndexByte(line, '\n'); i >= 0 {
+		line = line[i+1:]
+	}
+	if err := json.Unmarshal(line, &r); err != nil {
+		return r, fmt.Errorf("javabench: discovery answered %q: %w", line, err)
+	}
+	return r, nil
+}
