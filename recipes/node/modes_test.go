@@ -135,7 +135,7 @@ func TestStartCloseRaceLeavesNothing(t *testing.T) {
 			}
 		}()
 		wg.Wait()
-		if err := <-errs; err != nil && !errors.Is(err, node.ErrClosed) && !errors.Is(err, framework.ErrClosed) {
+		if err := <-errs; err != nil && !errors.Is(err, node.ErrClosed) {
 			t.Fatalf("round %d: Start = %v", i, err)
 		}
 		if st := stat(t, admin, "/race/n"); st != nil {

@@ -19,7 +19,8 @@ import (
 // it is lost: Curator's PersistentNode (PersistentEphemeralNode by
 // default, PersistentTtlNode with WithTTL). It never takes over a node it
 // did not make in its live session: see the package documentation. A Node
-// is safe for concurrent use. A nil *Node reports nothing: its calls that
+// is safe for concurrent use. Two Nodes of one client on one path are one
+// session, so they share one node: use one Node per path and client. A nil *Node reports nothing: its calls that
 // act on ZooKeeper return ErrNilHandle.
 type Node struct {
 	c    *framework.Client
@@ -181,8 +182,11 @@ func (n *Node) Start(ctx context.Context) error {
 	}
 	cctx, ccancel := n.c.CleanupContext(ctx)
 	defer ccancel()
-	n.stop(cctx, r, true)
+	_ = n.stop(cctx, r, true)
 	n.mu.Lock()
+	if n.closed {
+		err = ErrClosed // Close ended the start
+	}
 	if n.run == r {
 		n.run = nil
 		if !n.closed {
