@@ -102,13 +102,18 @@ func (n *Node) loop(ctx context.Context, r *run) {
 			n.touch(ctx, reg.path)
 		}
 		pause = pauseMin
+		// Our data goes on an adopted node (or one made with older
+		// data) before it is reported: Start returns with it there.
+		n.mu.Lock()
+		n.reg = reg
+		n.mu.Unlock()
+		if err := n.pushData(ctx); err != nil && ctx.Err() == nil {
+			n.log.Debug("node: data not written yet", zap.Error(err))
+		}
 		n.registered(reg)
 		if !started {
 			started = true
 			close(r.first)
-		}
-		if err := n.pushData(ctx); err != nil && ctx.Err() == nil {
-			n.log.Debug("node: data not written yet", zap.Error(err))
 		}
 		reason := n.hold(ctx, w.w, reg)
 		n.unregister()
