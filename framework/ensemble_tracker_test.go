@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/internal/clock"
 	"github.com/gocurator/curator/zktest"
 )
 
@@ -153,4 +155,55 @@ func TestEnsembleTrackerMemberReplaced(t *testing.T) {
 	if _, err := admin.Reconfig(ctx, Leaving(int64(joiner.ID())), FromConfig(cfg.Version)); !errors.Is(err, zk.ErrBadVersion) {
 		t.Fatalf("Reconfig from a stale version = %v, want zk.ErrBadVersion", err)
 	}
+}
+
+// After a session loss the client's new connection dials the tracked
+// members too (CURATOR-551 for a new session), not the connect string's
+// servers. The members are handed to the tracker directly here (the
+// package's standalone server has no dynamic configuration): a second
+// proxy, cut until the old session is declared lost on the fake clock,
+// while the connect string's proxy is black-holed for good.
+func TestEnsembleTrackerNewSessionUsesTrackedList(t *testing.T) {
+	srv := server(t)
+	oldPath, newPath := zktest.NewProxy(t, srv.Addr()), zktest.NewProxy(t, srv.Addr())
+	fake := clock.NewFake(time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC))
+	c := connect(t, oldPath.Addr(), WithNamespace(newNamespace(t)), WithEnsembleTracker(),
+		WithSessionTimeout(2*time.Second), withClock(fake))
+	first := c.SessionID()
+	host, port, _ := net.SplitHostPort(newPath.Addr())
+	c.trackConfig(EnsembleConfig{Version: 1, Members: []Member{{ID: 1, Host: host, QuorumPort: 1, ElectionPort: 2, Role: "participant", ClientHost: "0.0.0.0", ClientPort: atoi(t, port)}}})
+	if got := c.ConnectString(); got != newPath.Addr() {
+		t.Fatalf("ConnectString() = %q, want the tracked %s", got, newPath.Addr())
+	}
+	// An older configuration does not undo it.
+	c.trackConfig(EnsembleConfig{Version: 0, Members: []Member{{ID: 1, Host: "127.0.0.1", ClientPort: 1}}})
+	if got := c.ConnectString(); got != newPath.Addr() {
+		t.Fatalf("ConnectString() after an older configuration = %q", got)
+	}
+	states := record(c)
+	defer states.cancel()
+	newPath.Cut()
+	oldPath.BlackHole()
+	states.expect(t, testTimeout, connstate.Suspended)
+	for _, p := range fake.Pending() {
+		fake.Advance(p.Sub(fake.Now()))
+	}
+	states.expect(t, testTimeout, connstate.Lost)
+	newPath.Restore()
+	states.expect(t, testTimeout, connstate.Reconnected)
+	if second := c.SessionID(); second == 0 || second == first {
+		t.Fatalf("session after Lost = %#x, want a new one (old %#x)", second, first)
+	}
+	if got := c.Conn().Server(); got != newPath.Addr() {
+		t.Fatalf("new session on %q, want the tracked %s", got, newPath.Addr())
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
