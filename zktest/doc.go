@@ -72,6 +72,13 @@
 // crashed test binary leaves no JVM behind, and the next Launch removes the
 // directories such a binary left in os.TempDir().
 //
+// An ensemble launched WithReconfig can be reconfigured while it runs
+// (ZooKeeper's dynamic reconfiguration): its members sit in a dynamic
+// configuration with their client addresses, AddServer starts a joiner,
+// and Server.ConfigLine is the line reconfig takes, so a test can replace
+// a member. WithConfigHost and WithClientAddress shape what
+// /zookeeper/config says (a DNS name, the 0.0.0.0 wildcard).
+//
 // # Faults
 //
 // A Proxy sits between clients and one server and forwards ZooKeeper's
