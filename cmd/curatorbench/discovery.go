@@ -38,12 +38,12 @@ func checkDiscovery(f *flags) error {
 
 // runDiscovery runs the service discovery rows at one round-trip time and
 // adds the table of medians to rep.
-func runDiscovery(ctx context.Context, f flags, servers string, rtt, measured time.Duration, curatorOK bool,
+func runDiscovery(ctx context.Context, f flags, srv *server, servers string, rtt, measured time.Duration, curatorOK bool,
 	rep *bench.Report, logf func(string, ...any)) error {
 	if rep.Discovery == nil {
 		rep.Discovery = &bench.DiscoveryReport{Settings: f.disc.s}
 	}
-	t, err := bench.RunDiscoveryRounds(ctx, servers, f.disc.s, f.rounds, rtt, measured, curatorOK, logf)
+	t, err := bench.RunDiscoveryRounds(ctx, servers, srv.first, f.disc.s, f.rounds, rtt, measured, curatorOK, logf)
 	rep.Discovery.Tables = append(rep.Discovery.Tables, t)
 	return err
 }

@@ -524,7 +524,7 @@ func runRTT(ctx context.Context, f flags, srv *server, names []string, rtt time.
 		return runScale(ctx, f, servers, rep, logf)
 	}
 	if f.disc.on {
-		return runDiscovery(ctx, f, servers, rtt, measured, curatorOK, rep, logf)
+		return runDiscovery(ctx, f, srv, servers, rtt, measured, curatorOK, rep, logf)
 	}
 	if f.watch || f.cache {
 		if f.watch {

@@ -46,6 +46,12 @@ type DiscoveryResult struct {
 	// ChurnPerSec is instances registered and then unregistered per
 	// second.
 	ChurnPerSec float64 `json:"churn_per_sec"`
+	// ChurnReads and ChurnWrites are the requests the server answered per
+	// instance registered and unregistered (mntr's zk_cnt_readlatency and
+	// zk_cnt_updatelatency over the churn, its warm-up included, and for
+	// Curator the JVM's session too); -1 when mntr could not be read.
+	ChurnReads  float64 `json:"churn_reads_per_instance"`
+	ChurnWrites float64 `json:"churn_writes_per_instance"`
 	Error       string  `json:"error,omitempty"`
 	// Rounds holds every round's churn rate and pick time when the row
 	// is the median of several rounds.
@@ -70,9 +76,10 @@ type DiscoveryReport struct {
 
 // RunDiscoveryRounds runs the service discovery rows through servers,
 // ours and, when curator is set, Curator's, rounds times interleaved, and
-// returns the table of the medians. The base paths are under
-// /curatorbench.
-func RunDiscoveryRounds(ctx context.Context, servers string, s DiscoverySettings, rounds int, rtt, measured time.Duration,
+// returns the table of the medians. server is the ZooKeeper server whose
+// mntr counts the churn's requests (the one servers leads to). The base
+// paths are under /curatorbench.
+func RunDiscoveryRounds(ctx context.Context, servers, server string, s DiscoverySettings, rounds int, rtt, measured time.Duration,
 	curator bool, logf func(string, ...any)) (DiscoveryTable, error) {
 	t := DiscoveryTable{RTTMs: ms(rtt), MeasuredRTTMs: ms(measured), LoadAvg: LoadAvg()}
 	var all []DiscoveryResult
@@ -80,20 +87,20 @@ func RunDiscoveryRounds(ctx context.Context, servers string, s DiscoverySettings
 		if rounds > 1 {
 			logf("discovery, RTT %v: round %d of %d", rtt, round+1, rounds)
 		}
-		runs := []func(context.Context, string, string, DiscoverySettings) (DiscoveryResult, error){RunOurDiscovery}
+		runs := []func(context.Context, string, string, string, DiscoverySettings) (DiscoveryResult, error){RunOurDiscovery}
 		if curator {
 			runs = append(runs, RunCuratorDiscovery)
 		}
 		for _, run := range runs {
 			base := fmt.Sprintf("/curatorbench/discovery-%d", time.Now().UnixNano())
-			r, err := run(ctx, servers, base, s)
+			r, err := run(ctx, servers, server, base, s)
 			r.RTTMs = ms(rtt)
 			if err != nil {
 				r.Error = err.Error()
 				logf("discovery %s, RTT %v: FAILED: %v", r.Impl, rtt, firstLine(err.Error()))
 			} else {
-				logf("discovery %s, RTT %v: pick %.1f ns (%.1f allocs, %.0f B), churn %.0f instances/s",
-					r.Impl, rtt, r.PickNs, r.PickAllocs, r.PickBytes, r.ChurnPerSec)
+				logf("discovery %s, RTT %v: pick %.1f ns (%.1f allocs, %.0f B), churn %.0f instances/s (%.1f reads, %.1f writes each)",
+					r.Impl, rtt, r.PickNs, r.PickAllocs, r.PickBytes, r.ChurnPerSec, r.ChurnReads, r.ChurnWrites)
 			}
 			all = append(all, r)
 			if err := ctx.Err(); err != nil {
@@ -109,8 +116,9 @@ func RunDiscoveryRounds(ctx context.Context, servers string, s DiscoverySettings
 
 // RunOurDiscovery measures recipes/discovery under base through servers:
 // picks of a started Provider (round robin, the default) over s.Instances
-// instances, then registration churn.
-func RunOurDiscovery(ctx context.Context, servers, base string, s DiscoverySettings) (DiscoveryResult, error) {
+// instances, then registration churn, its requests counted by server's
+// mntr.
+func RunOurDiscovery(ctx context.Context, servers, server, base string, s DiscoverySettings) (DiscoveryResult, error) {
 	r := DiscoveryResult{Impl: ImplOurs}
 	c, err := Connect(ctx, servers)
 	if err != nil {
@@ -122,8 +130,10 @@ func RunOurDiscovery(ctx context.Context, servers, base string, s DiscoverySetti
 	if err := ourPicks(ctx, d, s, &r); err != nil {
 		return r, err
 	}
+	c0, cerr := ReadServerCounters(server)
 	// Unmeasured, as Curator's JIT warms up: a tenth as many.
-	if _, err := ourChurn(ctx, d, "w", max(s.Churn/10, s.Workers), s.Workers); err != nil {
+	warm := max(s.Churn/10, s.Workers)
+	if _, err := ourChurn(ctx, d, "w", warm, s.Workers); err != nil {
 		return r, err
 	}
 	elapsed, err := ourChurn(ctx, d, "c", s.Churn, s.Workers)
@@ -131,7 +141,22 @@ func RunOurDiscovery(ctx context.Context, servers, base string, s DiscoverySetti
 		return r, err
 	}
 	r.ChurnPerSec = float64(s.Churn) / elapsed.Seconds()
+	r.ChurnReads, r.ChurnWrites = perInstance(server, c0, cerr, s.Churn+warm)
 	return r, nil
+}
+
+// perInstance divides what server's counters grew by since c0 by n; -1
+// when they cannot be read.
+func perInstance(server string, c0 ServerCounters, err error, n int) (reads, writes float64) {
+	if err != nil || server == "" {
+		return -1, -1
+	}
+	c1, err := ReadServerCounters(server)
+	if err != nil {
+		return -1, -1
+	}
+	d := c1.Sub(c0)
+	return float64(d.Reads) / float64(n), float64(d.Writes) / float64(n)
 }
 
 func churnInstance(prefix string, i int) discovery.Instance {
@@ -228,15 +253,24 @@ func cmpOr(a, b error) error {
 }
 
 // RunCuratorDiscovery measures Curator 5.4's curator-x-discovery the same
-// way, in DiscoveryBench.java.
-func RunCuratorDiscovery(ctx context.Context, servers, base string, s DiscoverySettings) (DiscoveryResult, error) {
+// way, in DiscoveryBench.java: a JVM for the picks, then one for the
+// churn, whose requests server's mntr counts around it.
+func RunCuratorDiscovery(ctx context.Context, servers, server, base string, s DiscoverySettings) (DiscoveryResult, error) {
 	r := DiscoveryResult{Impl: ImplCurator, PickAllocs: -1}
-	j, err := javabench.RunDiscovery(ctx, javabench.DiscoveryConfig{ConnectString: servers, BasePath: base,
-		Instances: s.Instances, Picks: s.Picks, Churn: s.Churn, Workers: s.Workers})
+	cfg := javabench.DiscoveryConfig{ConnectString: servers, BasePath: base,
+		Instances: s.Instances, Picks: s.Picks, Churn: s.Churn, Workers: s.Workers, Phase: "pick"}
+	j, err := javabench.RunDiscovery(ctx, cfg)
 	if err != nil {
 		return r, err
 	}
-	r.PickNs, r.PickBytes, r.ChurnPerSec = j.PickNs, j.PickBytes, j.ChurnPerSec
+	r.PickNs, r.PickBytes = j.PickNs, j.PickBytes
+	c0, cerr := ReadServerCounters(server)
+	cfg.Phase = "churn"
+	if j, err = javabench.RunDiscovery(ctx, cfg); err != nil {
+		return r, err
+	}
+	r.ChurnPerSec = j.ChurnPerSec
+	r.ChurnReads, r.ChurnWrites = perInstance(server, c0, cerr, s.Churn+max(s.Churn/10, s.Workers))
 	return r, nil
 }
 
@@ -274,7 +308,8 @@ func MedianDiscovery(rows []DiscoveryResult) []DiscoveryResult {
 		m := byPick[(len(byPick)-1)/2]
 		byChurn := slices.Clone(ok)
 		slices.SortStableFunc(byChurn, func(a, b DiscoveryResult) int { return cmpFloat(a.ChurnPerSec, b.ChurnPerSec) })
-		m.ChurnPerSec = byChurn[(len(byChurn)-1)/2].ChurnPerSec
+		mc := byChurn[(len(byChurn)-1)/2]
+		m.ChurnPerSec, m.ChurnReads, m.ChurnWrites = mc.ChurnPerSec, mc.ChurnReads, mc.ChurnWrites
 		if len(ok) > 1 {
 			for _, r := range ok {
 				m.RoundsChurn = append(m.RoundsChurn, r.ChurnPerSec)
@@ -305,8 +340,9 @@ func WriteDiscovery(w io.Writer, rounds int, rep *DiscoveryReport) {
 	fmt.Fprintf(w, "# service discovery: %d interleaved rounds, each cell the median of the rounds\n", rounds)
 	fmt.Fprintf(w, "# pick = one pick of a started round-robin provider from its cache (%d instances), %d timed picks after a warm-up;\n", s.Instances, s.Picks)
 	fmt.Fprintln(w, "#   allocs = Go heap allocations per pick (the JVM does not count them: -), bytes = heap bytes allocated per pick")
-	fmt.Fprintf(w, "# churn = instances registered then unregistered per second: %d instances by %d goroutines (Java: threads) on one session, after a tenth as many unmeasured\n",
+	fmt.Fprintf(w, "# churn = instances registered then unregistered per second: %d instances by %d goroutines (Java: threads) on one session, after a tenth as many unmeasured;\n",
 		s.Churn, s.Workers)
+	fmt.Fprintln(w, "#   reads, writes = requests the server answered per instance (mntr), the warm-up included")
 	for _, t := range rep.Tables {
 		fmt.Fprintln(w)
 		rtt := "0 (direct)"
@@ -318,7 +354,7 @@ func WriteDiscovery(w io.Writer, rounds int, rep *DiscoveryReport) {
 			fmt.Fprintf(w, "# load average at the start: %s\n", t.LoadAvg)
 		}
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "impl | pick ns | allocs/pick | bytes/pick | churn instances/s | churn vs Curator")
+		fmt.Fprintln(w, "impl | pick ns | allocs/pick | bytes/pick | churn instances/s | churn vs Curator | reads/instance | writes/instance")
 		for _, r := range t.Rows {
 			if r.Error != "" {
 				fmt.Fprintf(w, "%s | FAILED: %s\n", r.Impl, firstLine(r.Error))
@@ -336,7 +372,8 @@ func WriteDiscovery(w io.Writer, rounds int, rep *DiscoveryReport) {
 					}
 				}
 			}
-			fmt.Fprintf(w, "%s | %.1f | %s | %.1f | %.0f | %s\n", r.Impl, r.PickNs, allocs, r.PickBytes, r.ChurnPerSec, vs)
+			fmt.Fprintf(w, "%s | %.1f | %s | %.1f | %.0f | %s | %s | %s\n", r.Impl, r.PickNs, allocs, r.PickBytes, r.ChurnPerSec, vs,
+				perInstanceCell(r.ChurnReads), perInstanceCell(r.ChurnWrites))
 		}
 	}
 }
@@ -350,4 +387,11 @@ func CheckDiscoverySettings(s DiscoverySettings) error {
 		return ErrDiscoverySettings
 	}
 	return nil
+}
+
+func perInstanceCell(v float64) string {
+	if v < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", v)
 }

@@ -14,7 +14,7 @@ import (
 func TestMedianDiscovery(t *testing.T) {
 	rows := []DiscoveryResult{
 		{Impl: ImplOurs, RTTMs: 2, PickNs: 300, PickAllocs: 3, ChurnPerSec: 10},
-		{Impl: ImplCurator, RTTMs: 2, PickNs: 900, PickAllocs: -1, ChurnPerSec: 5},
+		{Impl: ImplCurator, RTTMs: 2, PickNs: 900, PickAllocs: -1, ChurnPerSec: 5, ChurnReads: -1, ChurnWrites: -1},
 		{Impl: ImplOurs, RTTMs: 2, PickNs: 100, PickAllocs: 1, ChurnPerSec: 30},
 		{Impl: ImplOurs, RTTMs: 2, PickNs: 200, PickAllocs: 2, ChurnPerSec: 40},
 		{Impl: ImplOurs, RTTMs: 2, Error: "failed"},
@@ -39,8 +39,8 @@ func TestMedianDiscovery(t *testing.T) {
 		Tables: []DiscoveryTable{{RTTMs: 2, MeasuredRTTMs: 2.1, Rows: got}}})
 	for _, want := range []string{
 		"## service discovery, RTT 2ms (an exists takes 2.100 ms)",
-		"gocurator | 200.0 | 2.00 | 0.0 | 30 | 6.00x",
-		"Curator (Java) | 900.0 | - | 0.0 | 5 | -",
+		"gocurator | 200.0 | 2.00 | 0.0 | 30 | 6.00x | 0.00 | 0.00",
+		"Curator (Java) | 900.0 | - | 0.0 | 5 | - | - | -",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("WriteDiscovery:\n%s\nwant %q", out.String(), want)
@@ -54,11 +54,13 @@ func TestRunOurDiscovery(t *testing.T) {
 	defer cancel()
 	base := "/discovery-" + testkit.Unique(t)
 	s := DiscoverySettings{Instances: 4, Picks: 10_000, Churn: 40, Workers: 4}
-	r, err := RunOurDiscovery(ctx, zkAddr, base, s)
+	r, err := RunOurDiscovery(ctx, zkAddr, zkAddr, base, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Impl != ImplOurs || r.PickNs <= 0 || r.PickAllocs < 0 || r.ChurnPerSec <= 0 {
+	// The server is shared with other tests: at least a create and a
+	// delete per instance.
+	if r.Impl != ImplOurs || r.PickNs <= 0 || r.PickAllocs < 0 || r.ChurnPerSec <= 0 || r.ChurnWrites < 2 {
 		t.Fatalf("result %+v", r)
 	}
 	c := testkit.Connect(t, zkAddr, "")

@@ -27,6 +27,8 @@ type DiscoveryConfig struct {
 	// Workers threads.
 	Churn   int
 	Workers int
+	// Phase is "pick" or "churn" for that measure alone, "" for both.
+	Phase string
 	// Stderr receives the JVM's stderr if non-nil; otherwise its tail is
 	// included in errors.
 	Stderr io.Writer
@@ -47,11 +49,18 @@ type DiscoveryResult struct {
 // jars are missing.
 func RunDiscovery(ctx context.Context, cfg DiscoveryConfig) (DiscoveryResult, error) {
 	var r DiscoveryResult
+	phase := cfg.Phase
+	if phase == "" {
+		phase = "both"
+	}
+	if phase != "pick" && phase != "churn" && phase != "both" {
+		return r, fmt.Errorf("javabench: discovery phase %q: pick, churn or empty", cfg.Phase)
+	}
 	if cfg.ConnectString == "" || cfg.BasePath == "" || cfg.Instances < 1 || cfg.Picks < 1 || cfg.Churn < 1 || cfg.Workers < 1 {
 		return r, errors.New("javabench: DiscoveryConfig needs ConnectString, BasePath and positive counts")
 	}
 	cmd, err := curatorjava.Command(ctx, sources, "javabench.DiscoveryBench", benchJVMOptions, cfg.ConnectString, cfg.BasePath,
-		strconv.Itoa(cfg.Instances), strconv.FormatInt(cfg.Picks, 10), strconv.Itoa(cfg.Churn), strconv.Itoa(cfg.Workers))
+		strconv.Itoa(cfg.Instances), strconv.FormatInt(cfg.Picks, 10), strconv.Itoa(cfg.Churn), strconv.Itoa(cfg.Workers), phase)
 	if err != nil {
 		return r, err
 	}

@@ -31,4 +31,14 @@ func TestRunDiscovery(t *testing.T) {
 	if _, err := RunDiscovery(ctx, DiscoveryConfig{ConnectString: zkAddr}); err == nil {
 		t.Fatal("a config without counts was accepted")
 	}
+	// One phase alone: the other's figures are zero.
+	r, err = RunDiscovery(ctx, DiscoveryConfig{ConnectString: zkAddr + "/" + ns, BasePath: "/services",
+		Instances: 2, Picks: 1000, Churn: 10, Workers: 2, Phase: "churn"})
+	if err != nil || r.PickNs != 0 || r.ChurnPerSec <= 0 {
+		t.Fatalf("churn alone: %+v, %v", r, err)
+	}
+	if _, err := RunDiscovery(ctx, DiscoveryConfig{ConnectString: zkAddr, BasePath: "/s", Instances: 1, Picks: 1,
+		Churn: 1, Workers: 1, Phase: "nope"}); err == nil {
+		t.Fatal("an unknown phase was accepted")
+	}
 }

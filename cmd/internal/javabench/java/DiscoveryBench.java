@@ -23,7 +23,8 @@ import org.apache.curator.x.discovery.strategies.RoundRobinStrategy;
  * The service discovery rows of curatorbench -discovery, Curator 5.4's side:
  * one Curator client, one ServiceDiscovery under basePath.
  *
- * <p>Usage: {@code DiscoveryBench <connectString> <basePath> <instances> <picks> <churn> <workers>}.
+ * <p>Usage: {@code DiscoveryBench <connectString> <basePath> <instances> <picks> <churn> <workers> <phase>},
+ * phase one of pick, churn or both:
  * <pre>
  *   pick   registers instances DYNAMIC instances of service "svc", starts a
  *          round-robin ServiceProvider (its ServiceCache loaded), warms the
@@ -34,15 +35,15 @@ import org.apache.curator.x.discovery.strategies.RoundRobinStrategy;
  *          unregisterService) churn DYNAMIC instances of service "churn",
  *          each its own id, after an unmeasured tenth as many
  * </pre>
- * It prints one JSON line, {@code {"pick_ns":..,"pick_bytes":..,"churn_per_sec":..}},
- * and exits 0; diagnostics go to stderr.
+ * It prints one JSON line, {@code {"pick_ns":..,"pick_bytes":..,"churn_per_sec":..}}
+ * (0 for a phase not run), and exits 0; diagnostics go to stderr.
  */
 public final class DiscoveryBench {
     private static volatile long sink;
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 6) {
-            System.err.println("usage: DiscoveryBench <connectString> <basePath> <instances> <picks> <churn> <workers>");
+        if (args.length != 7) {
+            System.err.println("usage: DiscoveryBench <connectString> <basePath> <instances> <picks> <churn> <workers> <pick|churn|both>");
             System.exit(2);
         }
         String connect = args[0];
@@ -51,6 +52,7 @@ public final class DiscoveryBench {
         long picks = Long.parseLong(args[3]);
         int churn = Integer.parseInt(args[4]);
         int workers = Integer.parseInt(args[5]);
+        String phase = args[6];
         CuratorFramework client = CuratorFrameworkFactory.builder()
                 .connectString(connect)
                 .sessionTimeoutMs(30000)
@@ -65,8 +67,14 @@ public final class DiscoveryBench {
                 .client(client).basePath(base).build();
         sd.start();
         try {
-            double[] pick = pick(sd, instances, picks);
-            double perSec = churn(sd, churn, workers);
+            double[] pick = {0, 0};
+            if (!phase.equals("churn")) {
+                pick = pick(sd, instances, picks);
+            }
+            double perSec = 0;
+            if (!phase.equals("pick")) {
+                perSec = churn(sd, churn, workers);
+            }
             System.out.printf(Locale.ROOT, "{\"pick_ns\":%.3f,\"pick_bytes\":%.3f,\"churn_per_sec\":%.3f}%n",
                     pick[0], pick[1], perSec);
             System.out.flush();
