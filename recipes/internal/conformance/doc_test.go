@@ -3,7 +3,10 @@
 // framework.ErrClosed, Release with a nil context changes nothing, a nil
 // handle never panics, an acquire never outlives its deadline, and the
 // first look at a hold after a process pause past its session's expiry
-// reports it lost.
+// reports it lost. The barriers, counters and values are held to the same
+// rules where they apply (waiters_test.go): a nil ctx is refused, Close
+// ends waiters with framework.ErrClosed, a wait's deadline is kept while
+// disconnected.
 package conformance_test
 
 import (

@@ -3,12 +3,14 @@ package conformance_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/leader"
+	"github.com/gocurator/curator/recipes/multilock"
 	"github.com/gocurator/curator/recipes/mutex"
 	"github.com/gocurator/curator/recipes/rwlock"
 	"github.com/gocurator/curator/recipes/semaphore"
@@ -88,12 +90,24 @@ var kinds = []kind{
 	}},
 }
 
+// holdKinds are kinds and the holds without a fencing surface of one
+// node: a multi-lock (of a mutex and a semaphore mutex, so that it mixes
+// recipes) is one hold of several nodes; its node here is its first
+// member's, on the path the waiters queue on.
+var holdKinds = append(slices.Clip(kinds), kind{"multi-lock",
+	func(ctx context.Context, c *framework.Client, p string) (hold, string, error) {
+		m := mutex.New(c, p)
+		ml := multilock.New(c, multilock.Mutex(m), multilock.SemaphoreMutex(semaphore.NewMutex(c, p+"-sem")))
+		err := ml.Acquire(ctx)
+		return ml, m.Node(), err
+	}})
+
 // Close used to leave every hold believing it held (IsHeld true, Done
 // open) although the session and its nodes were gone. Close must end every
 // hold, before it returns, with framework.ErrClosed, and end every waiter
 // with it too.
 func TestCloseEndsHoldsAndWaiters(t *testing.T) {
-	for _, k := range kinds {
+	for _, k := range holdKinds {
 		t.Run(k.name, func(t *testing.T) {
 			addr := zkAddr
 			ns := testkit.Unique(t)
@@ -166,7 +180,7 @@ func TestCloseEndsHoldsAndWaiters(t *testing.T) {
 // blocked everyone until the session ended and made the handle's next
 // Acquire wait on itself. It must be refused before anything changes.
 func TestReleaseNilContextChangesNothing(t *testing.T) {
-	for _, k := range kinds {
+	for _, k := range holdKinds {
 		t.Run(k.name, func(t *testing.T) {
 			addr := zkAddr
 			ns := testkit.Unique(t)
@@ -210,7 +224,7 @@ func TestReleaseNilContextChangesNothing(t *testing.T) {
 // caller's deadline is the call's deadline; the delete goes on in the
 // background and the node goes once the connection is back.
 func TestAcquireDeadlineWhileDisconnected(t *testing.T) {
-	for _, k := range kinds {
+	for _, k := range holdKinds {
 		t.Run(k.name, func(t *testing.T) {
 			addr := zkAddr
 			ns := testkit.Unique(t)

@@ -7,9 +7,12 @@ import (
 	"testing"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/atomic"
+	"github.com/gocurator/curator/recipes/barrier"
 	"github.com/gocurator/curator/recipes/internal/reentrant"
 	"github.com/gocurator/curator/recipes/leader"
 	"github.com/gocurator/curator/recipes/locking"
+	"github.com/gocurator/curator/recipes/multilock"
 	"github.com/gocurator/curator/recipes/mutex"
 	"github.com/gocurator/curator/recipes/rwlock"
 	"github.com/gocurator/curator/recipes/semaphore"
@@ -35,6 +38,13 @@ func TestNilHandles(t *testing.T) {
 		(*shared.Count)(nil),
 		(*leader.Term)(nil),
 		(*leader.Latch)(nil),
+		(*multilock.MultiLock)(nil),
+		(*barrier.Barrier)(nil),
+		(*barrier.Double)(nil),
+		(*atomic.Long)(nil),
+		(*atomic.Int)(nil),
+		(*atomic.Value)(nil),
+		(*shared.Value)(nil),
 	} {
 		v := reflect.ValueOf(nilHandle)
 		for i := 0; i < v.NumMethod(); i++ {
