@@ -16,7 +16,9 @@ func TestInteropWithCuratorGroupMember(t *testing.T) {
 	java := curatorjava.StartDriver(t, zkAddr)
 	c := testkit.Connect(t, zkAddr, "") // no namespace: Java sees full paths
 	ctx := testkit.Ctx(t)
-	path := "/interop/" + testkit.Unique(t)
+	// A top-level path: Curator's parent creation fails for good when the
+	// server reaps a shared container parent (/interop) between its steps.
+	path := "/" + testkit.Unique(t)
 
 	java.MustDo("member j " + path + " java-1 jpayload")
 	m := group.New(c, path, "go-1", []byte("gpayload"))
