@@ -94,6 +94,7 @@ servers allow it; "unknown" otherwise).`,
 		a.orphansCommand(), a.revokeCommand(), a.breakCommand(), a.treeCommand(), a.versionCommand())
 	root.AddCommand(a.servicesCommand())
 	root.AddCommand(a.groupCommand())
+	root.AddCommand(a.barrierCommand(), a.atomicCommand())
 	// cobra adds these at Execute; added now, guardGroups sees them too.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
