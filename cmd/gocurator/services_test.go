@@ -180,6 +180,20 @@ func TestServicesBadInput(t *testing.T) {
 	if err := d.Register(ctx, discovery.Instance{Name: "orders", ID: "o-1"}); err != nil {
 		t.Fatal(err)
 	}
+	// Tab completes NAME from the services, ID from the instances.
+	for _, tc := range []struct {
+		args []string
+		want string // the candidates, then cobra's directive line
+	}{
+		{[]string{"services", "ls", "or"}, "orders\n:4"},
+		{[]string{"services", "show", "orders", ""}, "o-1\n:4"},
+		{[]string{"services", "ls", "orders", ""}, ":4"},
+	} {
+		r := e.run(append([]string{"__complete"}, tc.args...)...)
+		if got := strings.TrimSpace(r.stdout); r.code != 0 || got != tc.want {
+			t.Errorf("complete %v: exit %d, got %q, want %q", tc.args, r.code, got, tc.want)
+		}
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
