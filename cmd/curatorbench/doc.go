@@ -15,6 +15,7 @@
 //	go run ./cmd/curatorbench -scale -rtt 0
 //	go run ./cmd/curatorbench -watch -rtt 0.5ms,2ms -rounds 5
 //	go run ./cmd/curatorbench -cache -rtt 0.5ms,2ms -rounds 3
+//	go run ./cmd/curatorbench -discovery -rtt 0.5ms,2ms -rounds 5
 //
 // docs/benchmarks.md explains every column and holds the latest figures.
 //
@@ -37,6 +38,14 @@
 // recipes/cache and by Curator's CuratorCache: time from start to loaded,
 // and live heap per node. -watch and -cache may be given together; both
 // take -rounds interleaved rounds and report medians.
+//
+// -discovery replaces it with the service discovery rows of issue 25, at
+// every -rtt: one pick of a started round-robin provider from its cache of
+// -discovery-instances (ns, allocations, bytes) and registration churn
+// (-discovery-churn instances registered then unregistered by
+// -discovery-workers goroutines on one session: instances/s, and the
+// server's reads and writes per instance), recipes/discovery next to
+// Curator 5.4's curator-x-discovery, run by DiscoveryBench.java.
 //
 // # The network
 //
