@@ -22,10 +22,13 @@ import (
 // A nil *Cache caches nothing: its reads report nothing, Start and
 // Synced return ErrNilHandle, Listen and Close do nothing.
 type Cache struct {
-	c       *framework.Client
-	path    string
-	o       options
-	optErr  error
+	c      *framework.Client
+	path   string
+	o      options
+	optErr error
+	// codec decodes the data read (the client's, with CompressedData or
+	// a client WithCompressionEnabled); nil: data as stored.
+	codec   framework.Compression
 	log     *zap.Logger
 	life    context.Context // ends at Close
 	cancel  context.CancelFunc
@@ -75,9 +78,13 @@ func New(c *framework.Client, path string, opts ...Option) *Cache {
 	if c != nil {
 		log = c.Logger().Named("cache").With(zap.String("path", path))
 	}
+	var codec framework.Compression
+	if cc, byDefault := c.Compression(); o.compressed || byDefault {
+		codec = cc
+	}
 	life, cancel := context.WithCancel(context.Background())
 	return &Cache{
-		c: c, path: path, o: o, optErr: optErr, log: log,
+		c: c, path: path, o: o, optErr: optErr, log: log, codec: codec,
 		life: life, cancel: cancel, runDone: make(chan struct{}),
 		nodes: map[string]*entry{}, listeners: map[*listener]struct{}{},
 	}

@@ -1,12 +1,9 @@
 package cache
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"sync"
 
 	"github.com/go-zookeeper/zk"
@@ -23,13 +20,15 @@ type read struct {
 	err  error // ErrNotCompressed, for the event
 }
 
-// readNode reads p: getData, or exists with StatsOnly.
+// readNode reads p: getData, or exists with StatsOnly. Data is read as
+// stored and decoded here (c.codec), so that a node whose data does not
+// decode is still cached, with ErrNotCompressed on its event.
 func (c *Cache) readNode(ctx context.Context, p string) (read, error) {
 	if c.o.statsOnly {
 		st, err := c.c.Exists(ctx, p)
 		return read{stat: st}, err
 	}
-	data, st, err := c.c.Get(ctx, p)
+	data, st, err := c.c.Get(ctx, p, framework.Uncompressed())
 	if errors.Is(err, zk.ErrNoNode) {
 		return read{}, nil
 	}
@@ -37,23 +36,16 @@ func (c *Cache) readNode(ctx context.Context, p string) (read, error) {
 		return read{}, err
 	}
 	r := read{data: data, stat: st}
-	if c.o.compressed && len(data) > 0 {
-		if plain, err := gunzip(data); err != nil {
-			r.err = fmt.Errorf("%s: %w: %v", p, ErrNotCompressed, err)
+	// Empty data is left as it is: nodes made without data (parents
+	// created on the way) are not compressed by either library.
+	if c.codec != nil && len(data) > 0 {
+		if plain, err := c.codec.Decompress(p, data); err != nil {
+			r.err = fmt.Errorf("cache: decompress %s: %w: %w: %w", p, ErrNotCompressed, framework.ErrCompression, err)
 		} else {
 			r.data = plain
 		}
 	}
 	return r, nil
-}
-
-func gunzip(data []byte) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	defer zr.Close()
-	return io.ReadAll(zr)
 }
 
 // refresh brings the cache up to date with path p after an event of it:

@@ -16,7 +16,8 @@ type options struct {
 	// statsOnly keeps each node's Stat but not its data (default: data
 	// kept).
 	statsOnly bool
-	// compressed gunzips each node's data (default: data as stored).
+	// compressed decodes each node's data with the client's codec
+	// (default: data as stored, unless the client compresses by default).
 	compressed bool
 	// oneShot watches with one-shot watches even where the server has
 	// persistent ones (default: persistent where available).
@@ -72,11 +73,15 @@ func StatsOnly() Option {
 	return func(o *options) error { o.statsOnly = true; return nil }
 }
 
-// CompressedData gunzips every node's data as it is read, for nodes
-// written with Curator's GzipCompressionProvider (or
-// framework compression): Node.Data is the uncompressed data. A node
-// whose data is not gzip is cached as stored, and its event carries
-// ErrNotCompressed.
+// CompressedData decompresses every node's data as it is read, for nodes
+// written with Curator's GzipCompressionProvider or framework.Compressed:
+// Node.Data is the uncompressed data. The codec is the client's
+// (framework.WithCompression; framework.Gzip by default, byte-compatible
+// with Curator). A client made WithCompressionEnabled decompresses
+// without this option. Empty data is kept as it is (parents made on the
+// way are not compressed); a node whose data does not decode is cached
+// as stored, and its event's Err wraps ErrNotCompressed and
+// framework.ErrCompression.
 func CompressedData() Option {
 	return func(o *options) error { o.compressed = true; return nil }
 }
