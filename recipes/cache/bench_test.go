@@ -1,0 +1,115 @@
+package cache_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
+	"github.com/gocurator/curator/recipes/cache"
+)
+
+var (
+	benchNodes = flag.Int("cache.bench.nodes", 10_000, "nodes in BenchmarkLoad's tree (rounded to whole groups of 1,010)")
+	benchData  = flag.Int("cache.bench.data", 32, "bytes of data per node in BenchmarkLoad's tree")
+)
+
+// benchTree creates a tree of mixed depth under root: groups of 10
+// inner nodes with 100 leaves each (1,010 nodes a group), every node with
+// size bytes of data, and returns its paths, parents first.
+func benchTree(b *testing.B, ctx context.Context, c *framework.Client, root string, nodes, size int) []string {
+	data := make([]byte, size)
+	for i := range data {
+		data[i] = byte('a' + i%26)
+	}
+	if _, err := c.Create(ctx, root, data, framework.CreatingParents()); err != nil {
+		b.Fatal(err)
+	}
+	var paths []string
+	for g := 0; g < max(nodes/1010, 1); g++ {
+		a := fmt.Sprintf("%s/g%04d", root, g)
+		paths = append(paths, a)
+		for j := 0; j < 9; j++ {
+			m := fmt.Sprintf("%s/m%d", a, j)
+			paths = append(paths, m)
+			for k := 0; k < 100; k++ {
+				paths = append(paths, fmt.Sprintf("%s/leaf%03d", m, k))
+			}
+		}
+		for k := 0; k < 100; k++ {
+			paths = append(paths, fmt.Sprintf("%s/leaf%03d", a, k))
+		}
+	}
+	for len(paths) > 0 {
+		n := min(2000, len(paths))
+		ops := make([]framework.Op, n)
+		for i, p := range paths[:n] {
+			ops[i] = framework.CreateOp(p, data, framework.Persistent)
+		}
+		if _, err := c.Multi(ctx, ops...); err != nil {
+			b.Fatal(err)
+		}
+		paths = paths[n:]
+	}
+	return paths
+}
+
+// liveHeap is the heap in use after a full collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// BenchmarkLoad loads a tree of -cache.bench.nodes nodes (default 10,000,
+// 32 bytes of data each) into a cache, and reports the heap the loaded
+// cache retains per node (live heap after a collection, cache loaded,
+// less before Start: the cache's maps, paths, Stats and data, and its
+// watch) and the load time per node, to set beside the JVM's retained
+// size per node of Curator's CuratorCache (the bench tool in cmd/ does
+// that, same run). Run it alone:
+//
+//	go test -run '^$' -bench BenchmarkLoad -benchtime 3x ./recipes/cache
+func BenchmarkLoad(b *testing.B) {
+	ns := testkit.Unique(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	c := testkit.Connect(b, zkAddr, ns)
+	benchTree(b, ctx, c, "/bench", *benchNodes, *benchData)
+	b.Cleanup(func() {
+		if err := c.Delete(context.Background(), "/bench", framework.DeletingChildren()); err != nil {
+			b.Error(err)
+		}
+	})
+	var heap, nodes, elapsed float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		before := liveHeap()
+		b.StartTimer()
+		start := time.Now()
+		ch := cache.New(c, "/bench")
+		if err := ch.Start(ctx); err != nil {
+			b.Fatal(err)
+		}
+		elapsed += float64(time.Since(start).Nanoseconds())
+		b.StopTimer()
+		after := liveHeap()
+		n := float64(ch.Len())
+		heap += (float64(after) - float64(before)) / n
+		nodes += n
+		runtime.KeepAlive(ch)
+		_ = ch.Close()
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.ReportMetric(heap/float64(b.N), "bytes/node")
+	b.ReportMetric(elapsed/nodes, "ns/node")
+	b.ReportMetric(nodes/float64(b.N), "nodes")
+}
