@@ -11,7 +11,10 @@ import (
 // (standard and session error policy) and gocurator exec, and no
 // violation: no two holders of a mutex and no two leaders of an election
 // at once, no handle held after its client was Suspended, nothing of an
-// exec's process tree alive or writing after the hold.
+// exec's process tree alive or writing after the hold, the atomic
+// counters' values on the server equal to the increments acknowledged
+// (give or take those of unknown outcome), no double-barrier member
+// through Enter without its round's ready node.
 func TestChaosShort(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
@@ -47,6 +50,11 @@ func TestChaosShort(t *testing.T) {
 	for _, l := range ExecLosses {
 		if rep.Exec.Rounds[l] == 0 {
 			t.Errorf("no exec round with loss by %s: %+v", l, rep.Exec)
+		}
+	}
+	for _, wl := range Workloads {
+		if rep.Counter.Acked[wl] == 0 || rep.Barrier.Rounds[wl] == 0 {
+			t.Errorf("%s: counter or double barrier made no progress: %+v, %+v", wl, rep.Counter, rep.Barrier)
 		}
 	}
 	if rep.Exec.Beats == 0 {

@@ -17,7 +17,11 @@
 // a writer of a read/write lock, three handles of a mutex with local
 // hand-over (mutex.WithLocalHandover(3)), two write lockers of a second
 // read/write lock with local hand-over (rwlock.WithLocalHandover(2)) and a
-// reader of it, and two participants of an election.
+// reader of it, and two participants of an election. Each client also
+// increments its workload's atomic counter (recipes/atomic, counter.go) and
+// is a member of its workload's double barrier for as many members as the
+// workload has clients, round after round (recipes/barrier,
+// doublebarrier.go).
 //
 // The exec workload runs the real gocurator binary (built at the start of
 // the run, with the beat writer of package beat): round after round,
@@ -51,9 +55,17 @@
 //   - exec: nothing of the tree outlives the hold: no heartbeat accepted
 //     after a marker written once gocurator exited, none (after a loss by
 //     the connection) after the next holder's first write, in zxid order,
-//     and no process of the tree alive once gocurator exited.
+//     and no process of the tree alive once gocurator exited;
+//   - the counters, on the server at the end: the value is at least the
+//     increments acknowledged and at most those plus the increments whose
+//     outcome was unknown (an error other than ErrNotApplied): no update
+//     lost, none counted twice;
+//   - the double barriers, on the server as each member passes Enter: a
+//     ready node newer than the member's own node exists (no member through
+//     alone, Curator GH-1290), no more members pass one round than it was
+//     made for, and no Leave returns more than 5 s after its deadline.
 //
 // Run adds the end-state checks: once workers have stopped and every fault is
-// healed, no lock, lease, gate or heartbeat node is left, no server holds a
-// watch and every client is connected.
+// healed, no lock, lease, gate, heartbeat or double-barrier member node is
+// left, no server holds a watch and every client is connected.
 package chaos

@@ -33,6 +33,8 @@ type Report struct {
 
 	GrantCuts GrantCutStats
 	Exec      ExecStats
+	Counter   CounterStats // counter.go
+	Barrier   BarrierStats // doublebarrier.go
 
 	Violations []Violation
 	EndChecks  []EndCheck
@@ -233,6 +235,7 @@ func (r Report) String() string {
 		x.Beats, x.AfterExit, formatMap(x.AfterNext, ExecLosses))
 	fmt.Fprintf(&b, "    gocurator:       survivors %d, hung %d; loss to exit, worst %s; exit status %s\n",
 		x.Survivors, x.Hung, strings.Join(exits, " "), formatMap(x.ExitCodes, nil))
+	r.writeCounterBarrier(&b)
 	byKind := map[string]int{}
 	byWorkload := map[string]int{}
 	for _, v := range r.Violations {
@@ -243,7 +246,7 @@ func (r Report) String() string {
 	}
 	fmt.Fprintf(&b, "  violations:        %d: %s\n", len(r.Violations), formatMap(byKind, []string{
 		ViolationMutex, ViolationLeader, ViolationSemaphore, ViolationRWLock, ViolationFencing, ViolationProgress, ViolationEndState,
-		ViolationHeldSuspended, ViolationExec}))
+		ViolationHeldSuspended, ViolationExec, ViolationCounter, ViolationBarrier}))
 	fmt.Fprintf(&b, "    by workload:     %s\n", formatMap(byWorkload, Workloads))
 	for _, w := range Workloads {
 		if o, ok := r.Overlaps[w]; ok {

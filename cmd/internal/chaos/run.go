@@ -214,6 +214,12 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		defer wg.Done()
 		x.run(wctx)
 	}()
+	counters, barriers := newCounterRunner(cfg.Logf), newBarrierRunner(start)
+	for i, c := range in.clients {
+		wg.Add(2)
+		go func() { defer wg.Done(); counters.run(wctx, c, in.workloads[i], st) }()
+		go func() { defer wg.Done(); barriers.run(wctx, c, in.workloads[i], cfg.Clients, st) }()
+	}
 	cfg.Logf("%d workers on %d clients (%d per workload: %v) and gocurator exec; faults for %v (seed %d)",
 		n, len(in.clients), cfg.Clients, Workloads, cfg.Duration, cfg.Seed)
 
@@ -229,6 +235,10 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	rep.LostRepliesArmed, rep.LostRepliesFired = in.lostReplies()
 	rep.Violations = Check(h, rep.Bound)
 	rep.Overlaps = overlaps(rep.Violations)
+	var cvs, bvs []Violation
+	rep.Counter, cvs = counters.check(context.Background(), in.observer, start)
+	rep.Barrier, bvs = barriers.stats(cfg.Clients)
+	rep.Violations = append(append(rep.Violations, cvs...), bvs...)
 	rep.EndChecks = endState(in)
 	for _, c := range rep.EndChecks {
 		if !c.OK {
@@ -337,7 +347,7 @@ func endState(in *injector) []EndCheck {
 			nodes.Detail += fmt.Sprintf(" (-1: %v)", lastErr)
 		}
 	}
-	checks = append(checks, nodes)
+	checks = append(checks, nodes, barrierEmpty(ctx, in.clients[0]))
 
 	watches := EndCheck{Name: "no watches left"}
 	counts := make([]string, len(in.ens.Servers()))
