@@ -51,6 +51,7 @@ type flags struct {
 	cache        bool
 	cacheTrees   []bench.CacheTree
 	disc         discoveryFlags
+	atomic       atomicFlags
 	cpuProfile   string
 	serverHeapMB int
 	zkWarmup     time.Duration
@@ -94,6 +95,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.BoolVar(&f.cache, "cache", false, "run the cache load rows instead of the workloads: initial load of -cache-trees by our cache and Curator's CuratorCache, at every -rtt, -rounds interleaved rounds")
 	fs.StringVar(&cacheTrees, "cache-trees", "10k,100k,200k:flat", "cache: trees to load, comma list of node counts (mixed depth 1-3), :flat for children of one parent")
 	f.disc.define(fs)
+	f.atomic.define(fs)
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of this process to this file")
 	fs.StringVar(&f.replay, "replay", "", "measure nothing: print the report of an earlier -json file (and draw its -plot)")
 	fs.Usage = func() {
@@ -114,6 +116,9 @@ func parseFlags(args []string) (flags, error) {
 		return f, fmt.Errorf("-cache-trees: %w", err)
 	}
 	if err := checkDiscovery(&f); err != nil {
+		return f, err
+	}
+	if err := checkAtomic(&f); err != nil {
 		return f, err
 	}
 	if f.rtts, err = parseRTTs(rtts); err != nil {
@@ -465,7 +470,7 @@ func runAll(ctx context.Context, f flags, srv *server, rep *bench.Report, logf f
 		}
 		srv.cacheTrees = trees
 	}
-	if !f.scale && !f.watch && !f.cache && !f.disc.on {
+	if !f.scale && !f.watch && !f.cache && !f.disc.on && !f.atomic.on {
 		runs := 0
 		for _, rtt := range f.rtts {
 			plan := bench.Plan{Peers: f.peers, Curator: curatorOK}
@@ -525,6 +530,9 @@ func runRTT(ctx context.Context, f flags, srv *server, names []string, rtt time.
 	}
 	if f.disc.on {
 		return runDiscovery(ctx, f, srv, servers, rtt, measured, curatorOK, rep, logf)
+	}
+	if f.atomic.on {
+		return runAtomic(ctx, f, servers, rtt, measured, curatorOK, rep, logf)
 	}
 	if f.watch || f.cache {
 		if f.watch {

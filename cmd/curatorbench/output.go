@@ -16,6 +16,14 @@ func printReport(w io.Writer, f flags, rep *bench.Report) {
 		printScale(w, rep.Scale)
 		return
 	}
+	if rep.Atomic != nil {
+		fmt.Fprintf(w, "# %s\n", rep.Settings.Command)
+		bench.WriteAtomic(w, rep.Settings.Rounds, rep.Atomic)
+		for _, s := range rep.Skipped {
+			fmt.Fprintln(w, s)
+		}
+		return
+	}
 	if rep.Discovery != nil {
 		fmt.Fprintf(w, "# %s\n", rep.Settings.Command)
 		bench.WriteDiscovery(w, rep.Settings.Rounds, rep.Discovery)

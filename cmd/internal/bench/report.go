@@ -16,6 +16,8 @@ type Report struct {
 	Scale  *Scale  `json:"scale,omitempty"`
 	// Discovery holds the service discovery rows (-discovery).
 	Discovery *DiscoveryReport `json:"discovery,omitempty"`
+	// Atomic holds the atomic counter and double barrier rows (-atomic).
+	Atomic *AtomicReport `json:"atomic,omitempty"`
 	// Watch holds the watch-delivery rows of every round-trip time (-watch).
 	Watch []WatchTable `json:"watch,omitempty"`
 	// Cache holds the cache load rows of every round-trip time (-cache).
