@@ -16,6 +16,7 @@
 //	go run ./cmd/curatorbench -watch -rtt 0.5ms,2ms -rounds 5
 //	go run ./cmd/curatorbench -cache -rtt 0.5ms,2ms -rounds 3
 //	go run ./cmd/curatorbench -discovery -rtt 0.5ms,2ms -rounds 5
+//	go run ./cmd/curatorbench -atomic -rtt 2ms -rounds 5
 //
 // docs/benchmarks.md explains every column and holds the latest figures.
 //
@@ -46,6 +47,15 @@
 // -discovery-workers goroutines on one session: instances/s, and the
 // server's reads and writes per instance), recipes/discovery next to
 // Curator 5.4's curator-x-discovery, run by DiscoveryBench.java.
+//
+// -atomic replaces it with the counter and double barrier rows of issue
+// 26, at every -rtt: increments per second of -atomic-clients clients (a
+// session each) contending on one counter, -atomic-increments each, every
+// increment tried again until it succeeds (recipes/atomic's Long next to
+// Curator 5.4's DistributedAtomicLong, RetryNTimes(10, 1 ms) on both
+// sides, the counter read back), and the mean round time of a double
+// barrier of as many members over -atomic-rounds rounds (recipes/barrier
+// next to DistributedDoubleBarrier), run by CountersBench.java.
 //
 // # The network
 //
