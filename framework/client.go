@@ -95,6 +95,9 @@ type handle struct {
 	// server refused the credentials: operations on this connection then
 	// fail with it rather than run without them.
 	authErr error
+	// replies holds Close back while go-zookeeper calls that read their
+	// reply unguarded are in flight (create.go).
+	replies replyGate
 }
 
 // Connect connects to the ZooKeeper servers of connectString,
@@ -349,11 +352,18 @@ func (c *Client) Close() error {
 // Without a connection there is nobody to tell, so the socket goes first
 // and go-zookeeper's Close returns at once. Either way no goroutine of
 // go-zookeeper is left reading a silent socket.
+//
+// Before either, the calls that read their reply unguarded (see replyGate)
+// return: at their reply, which a connected server sends within a round
+// trip, or, past replyDrain, once the socket closed fails them.
 func (c *Client) closeConn(h *handle, connected bool) {
-	if connected {
+	if connected && h.replies.drain(replyDrain) {
 		h.conn.Close()
 		h.wire.abandon()
 		return
+	}
+	if connected {
+		c.log.Debug("closing: no reply within the drain bound; closing the socket first", zap.Duration("bound", replyDrain))
 	}
 	// Closing the socket first lets go-zookeeper's loop, stuck reading it,
 	// reach its pause between dials, which its Close ends at once. But its
@@ -362,8 +372,10 @@ func (c *Client) closeConn(h *handle, connected bool) {
 	// go-zookeeper) nobody answers it. So wait for Close, or for the loop's
 	// end (its event channel closes then), whichever comes first; in the
 	// second case the goroutine inside go-zookeeper's Close ends on its own
-	// within the second, holding nothing.
+	// within the second, holding nothing. The socket closed also fails
+	// the calls in flight that hold the gate.
 	h.wire.abandon()
+	h.replies.drain(replyDrain)
 	closed := make(chan struct{})
 	closing.Add(1)
 	go func() {
@@ -382,6 +394,10 @@ func (c *Client) closeConn(h *handle, connected bool) {
 	case <-loopEnded:
 	}
 }
+
+// replyDrain bounds closeConn's wait for the replies of calls in flight,
+// as go-zookeeper's Close bounds its wait for the close reply.
+const replyDrain = time.Second
 
 // closing counts the goroutines closeConn leaves in go-zookeeper's Close
 // (each ends within a second): tests wait for them before looking for

@@ -428,11 +428,108 @@ func (c *Client) createOnce(ctx context.Context, conn *zk.Conn, path string, dat
 func (c *Client) rawCreate(conn *zk.Conn, full string, data []byte, acl []zk.ACL, o *createOptions) (string, error) {
 	switch {
 	case o.mode == Container:
-		return conn.CreateContainer(full, data, o.mode.flags(), acl)
+		return c.createContainer(conn, full, data, acl)
 	case o.mode.isTTL():
+		g := c.replyGateOf(conn)
+		if !g.enter() {
+			return "", zk.ErrConnectionClosed
+		}
+		defer g.leave()
 		return conn.CreateTTL(full, data, o.mode.flags(), acl, o.ttl)
 	default:
 		return conn.Create(full, data, o.mode.flags(), acl)
+	}
+}
+
+// createContainer is conn.CreateContainer under conn's reply gate.
+func (c *Client) createContainer(conn *zk.Conn, full string, data []byte, acl []zk.ACL) (string, error) {
+	g := c.replyGateOf(conn)
+	if !g.enter() {
+		return "", zk.ErrConnectionClosed
+	}
+	defer g.leave()
+	return conn.CreateContainer(full, data, zk.FlagContainer, acl)
+}
+
+// replyGate keeps a go-zookeeper connection open while calls that read
+// their reply unguarded are in flight on it. go-zookeeper v1.0.4's
+// CreateTTL and CreateContainer read the reply struct even when they
+// return ErrConnectionClosed because the connection's Close began; if the
+// request was on the wire, its receive loop may be decoding the reply into
+// that struct at the same moment: a data race (its other verbs check for
+// ErrConnectionClosed first). closeConn drains the gate before it closes
+// the connection, so the reply is decoded, and the call has returned,
+// before Close begins. The zero value is an open gate.
+type replyGate struct {
+	mu      sync.Mutex
+	n       int           // calls in flight
+	closing bool          // drain began: calls are refused
+	idle    chan struct{} // closed by the last leave while closing
+}
+
+// closedGate refuses every call: the gate of a connection that is no
+// longer the client's (replaced, or closed).
+var closedGate = &replyGate{closing: true}
+
+// replyGateOf returns conn's gate, closedGate if conn is no longer the
+// client's connection (a request for it then fails as a connection loss,
+// and its retry goes to the current connection).
+func (c *Client) replyGateOf(conn *zk.Conn) *replyGate {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.h == nil || c.h.conn != conn {
+		return closedGate
+	}
+	return &c.h.replies
+}
+
+// enter admits one call, unless the connection is being closed.
+func (g *replyGate) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closing {
+		return false
+	}
+	g.n++
+	return true
+}
+
+// leave ends a call admitted by enter.
+func (g *replyGate) leave() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.n--
+	if g.n == 0 && g.idle != nil {
+		close(g.idle)
+		g.idle = nil
+	}
+}
+
+// drain refuses calls from now on and waits until those in flight have
+// returned, or until d has passed; it reports whether they have. A call in
+// flight returns once its reply is read, or once go-zookeeper fails it
+// (the socket closed fails every request sent on it).
+func (g *replyGate) drain(d time.Duration) bool {
+	g.mu.Lock()
+	g.closing = true
+	if g.n == 0 {
+		g.mu.Unlock()
+		return true
+	}
+	if g.idle == nil {
+		g.idle = make(chan struct{})
+	}
+	idle := g.idle
+	g.mu.Unlock()
+	// Real time, not the client's clock: a bound on a wait for the
+	// network, which a test's fake clock must not stop.
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+		return true
+	case <-t.C:
+		return false
 	}
 }
 
@@ -454,7 +551,7 @@ func (c *Client) ensureParents(conn *zk.Conn, path string, containers bool) erro
 			return err
 		}
 		if containers {
-			_, err = conn.CreateContainer(c.full(p), []byte{}, zk.FlagContainer, acl)
+			_, err = c.createContainer(conn, c.full(p), []byte{}, acl)
 		} else {
 			_, err = conn.Create(c.full(p), []byte{}, zk.FlagPersistent, acl)
 		}
@@ -479,7 +576,7 @@ func (c *Client) ensureNamespace(conn *zk.Conn) error {
 	}
 	for _, s := range strings.Split(c.prefix[1:], "/") {
 		p += "/" + s
-		_, err := conn.CreateContainer(p, []byte{}, zk.FlagContainer, acl)
+		_, err := c.createContainer(conn, p, []byte{}, acl)
 		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
 			return err
 		}
