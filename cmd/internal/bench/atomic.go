@@ -199,7 +199,7 @@ func RunCuratorAtomic(ctx context.Context, servers, base string, s AtomicSetting
 		return r, err
 	}
 	if want := int64(s.Clients * (s.Increments + max(s.Increments/10, 1))); j.Final != want {
-		return r, fmt.Errorf("Curator's counter %d after %d increments", j.Final, want)
+		return r, fmt.Errorf("the counter of Curator's side reads %d after %d increments", j.Final, want)
 	}
 	r.IncrementsPerSec = j.IncrementsPerSec
 	cfg.Path, cfg.N, cfg.Phase = base+"/barrier", s.BarrierRounds, "barrier"
