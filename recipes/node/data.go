@@ -80,11 +80,12 @@ func (n *Node) touch(ctx context.Context, path string) {
 // remove deletes the node this Node made, once its loop has ended: the
 // registered one, or one a create may have made just as the loop was
 // stopped. It checks the owner (ephemeral) or the incarnation (persistent)
-// first, so it never deletes a node of another session. A TTL node is left
-// for the server to reap unless failed (a Start that failed leaves
+// first, so it never deletes a node of another session. A TTL node is
+// deleted with its touch child, the child first; with ExpireAfterClose it
+// is left for the server to reap unless failed (a Start that failed leaves
 // nothing).
 func (n *Node) remove(ctx context.Context, failed bool) error {
-	if n.o.ttl > 0 && !failed {
+	if n.o.expireAfterClose && !failed {
 		return nil
 	}
 	n.mu.Lock()
@@ -96,7 +97,7 @@ func (n *Node) remove(ctx context.Context, failed bool) error {
 	if path == "" {
 		return nil // nothing made (a protected create cleans up after itself)
 	}
-	for {
+	for tries := 0; ; tries++ {
 		st, err := n.c.Exists(ctx, path)
 		if err != nil {
 			return n.removeLater(path, err)
@@ -104,10 +105,15 @@ func (n *Node) remove(ctx context.Context, failed bool) error {
 		if st == nil || !n.mine(st) {
 			return nil
 		}
-		opts := []framework.DeleteOption{framework.WithVersion(st.Version), framework.Quietly()}
 		if n.o.ttl > 0 {
-			opts = append(opts, framework.DeletingChildren())
+			// The touch child first: a node goes only once childless.
+			// Only ours: any other child is left, and so is the node.
+			err := n.c.Delete(ctx, framework.JoinPath(path, touchName), framework.Quietly())
+			if err != nil {
+				return n.removeLater(path, err)
+			}
 		}
+		opts := []framework.DeleteOption{framework.WithVersion(st.Version), framework.Quietly()}
 		if !n.o.mode.IsEphemeral() {
 			opts = append(opts, framework.Guaranteed())
 		}
@@ -117,11 +123,19 @@ func (n *Node) remove(ctx context.Context, failed bool) error {
 			return nil
 		case errors.Is(err, zk.ErrBadVersion):
 			continue // written meanwhile: look again
+		case errors.Is(err, zk.ErrNotEmpty) && n.o.ttl > 0 && tries < notEmptyTries:
+			// A touch abandoned as the loop stopped may have made the
+			// child again after our delete: delete it again.
+			continue
 		default:
 			return n.removeLater(path, err)
 		}
 	}
 }
+
+// notEmptyTries bounds remove's deletes of a TTL node that still has
+// children: past it, the children are not ours.
+const notEmptyTries = 3
 
 // mine reports whether the node with st is ours: for an ephemeral node,
 // owned by the live session (one this Node created in); for a persistent

@@ -53,8 +53,9 @@
 // node. When the session is lost (expired, or declared expired by the
 // client) the Node reports Recreating at once, waits for a new session and
 // for the old node to go, then makes it again. Close stops the Node and
-// deletes its node (a TTL node is left for the server to reap); if the
-// connection is down the delete goes on in the background, for an
+// deletes its node (a TTL node with its touch child, unless
+// ExpireAfterClose leaves it for the server to reap, as Curator does); if
+// the connection is down the delete goes on in the background, for an
 // ephemeral node only while its session lives. Closing the client stops
-// the Node.
+// the Node; a TTL node is then reaped by the server.
 package node

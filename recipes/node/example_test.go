@@ -81,8 +81,8 @@ func ExampleNode_Listen() {
 	// registered
 }
 
-// A TTL node (Curator's PersistentTtlNode) outlives its process by up to
-// about twice its TTL: a stopped service stays listed for a grace period.
+// A TTL node (Curator's PersistentTtlNode) is touched while its process
+// runs, and reaped by the server if the process dies; Close deletes it.
 func ExampleWithTTL() {
 	ctx := context.Background()
 	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-node-ttl"))
@@ -100,11 +100,48 @@ func ExampleWithTTL() {
 		log.Fatal(err)
 	}
 	fmt.Println(children)
-	// Close stops the touches; the server deletes the node later.
-	if err := n.Close(ctx); err != nil {
+	if err := n.Close(ctx); err != nil { // deletes the touch child, then the node
 		log.Fatal(err)
 	}
-	// Output: [touch]
+	st, err := c.Exists(ctx, n.Path())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(st == nil)
+	// Output:
+	// [touch]
+	// true
+}
+
+// With ExpireAfterClose a TTL node outlives Close by up to about twice its
+// TTL, as Curator's PersistentTtlNode does: a stopped service stays listed
+// for a grace period, then the server deletes it.
+func ExampleExpireAfterClose() {
+	ctx := context.Background()
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-node-expire"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	n := node.New(c, "/services/api-1", []byte("10.0.0.7:8080"), node.WithTTL(time.Minute), node.ExpireAfterClose())
+	if err := n.Start(ctx); err != nil {
+		log.Fatal(err)
+	}
+	if err := n.Close(ctx); err != nil { // stops the touches only
+		log.Fatal(err)
+	}
+	data, _, err := c.Get(ctx, n.Path())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(string(data))
+	// The server would delete it within two minutes; the example does not
+	// wait.
+	if err := c.Delete(ctx, n.Path(), framework.DeletingChildren()); err != nil {
+		log.Fatal(err)
+	}
+	// Output: 10.0.0.7:8080
 }
 
 // A protected sequential node: named once, made again under that name.

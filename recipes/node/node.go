@@ -116,6 +116,8 @@ func (n *Node) validate() error {
 		}
 	} else if o.mode == framework.PersistentWithTTL || o.mode == framework.PersistentSequentialWithTTL {
 		return fmt.Errorf("%w: mode %v without WithTTL", ErrInvalidOption, o.mode)
+	} else if o.expireAfterClose {
+		return fmt.Errorf("%w: ExpireAfterClose without WithTTL", ErrInvalidOption)
 	}
 	if o.mode < framework.Persistent || o.mode > framework.PersistentSequentialWithTTL {
 		return fmt.Errorf("%w: mode %v", ErrInvalidOption, o.mode)
@@ -290,10 +292,11 @@ func (n *Node) Listen(fn func(Event)) (cancel func()) {
 // background (for an ephemeral node, only while the session that owns it
 // lives: the node goes with it otherwise) and Close returns ctx's or the
 // connection's error. It only deletes a node this Node made (checked by its
-// owner and incarnation), never another session's. A TTL node is not
-// deleted (as Curator's PersistentTtlNode.close): its touches stop and the
-// server deletes it within about 2×ttl. Close is idempotent; calls after
-// the first return nil.
+// owner and incarnation), never another session's. A TTL node goes with
+// its touch child, the child first; with ExpireAfterClose it is left for
+// the server to delete within about 2×ttl (as Curator's
+// PersistentTtlNode.close), its touches stopped. Close is idempotent;
+// calls after the first return nil.
 func (n *Node) Close(ctx context.Context) error {
 	if n == nil {
 		return nil
@@ -320,8 +323,8 @@ func (n *Node) Close(ctx context.Context) error {
 	return nil
 }
 
-// stop ends the loop r and deletes what it made (a TTL node only when
-// failed says a Start failed).
+// stop ends the loop r and deletes what it made (with ExpireAfterClose,
+// a TTL node only when failed says a Start failed).
 func (n *Node) stop(ctx context.Context, r *run, failed bool) error {
 	r.cancel()
 	select {

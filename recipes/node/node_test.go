@@ -121,6 +121,7 @@ func TestInvalidArguments(t *testing.T) {
 		{"TTL on ephemeral", node.New(c, "/p", nil, node.WithMode(framework.Ephemeral), node.WithTTL(1)), node.ErrInvalidOption},
 		{"TTL mode without TTL", node.New(c, "/p", nil, node.WithMode(framework.PersistentWithTTL)), node.ErrInvalidOption},
 		{"negative TTL", node.New(c, "/p", nil, node.WithTTL(-1)), node.ErrInvalidOption},
+		{"ExpireAfterClose without TTL", node.New(c, "/p", nil, node.WithMode(framework.Persistent), node.ExpireAfterClose()), node.ErrInvalidOption},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.n.Start(testkit.Ctx(t)); !errors.Is(err, tc.want) {

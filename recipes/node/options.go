@@ -28,6 +28,10 @@ type options struct {
 	// the missing ancestors as containers. Default false: containers are
 	// made, as Curator's creatingParentContainersIfNeeded.
 	noParents bool
+	// expireAfterClose makes Close leave a TTL node for the server's TTL
+	// reaper instead of deleting it (Curator's PersistentTtlNode.close).
+	// Default false: Close deletes it.
+	expireAfterClose bool
 	// waitForOwner makes Start wait for a node of another session at the
 	// path to go instead of failing with ErrOwnedByOtherSession. Default
 	// false.
@@ -56,13 +60,25 @@ func Protected() Option { return func(o *options) { o.protected = true } }
 // WithTTL makes the node a PersistentTtlNode: the node is a
 // PERSISTENT_WITH_TTL node (PERSISTENT_SEQUENTIAL_WITH_TTL with a sequential
 // mode) with a child "touch", itself a TTL node, that is touched every ttl/2
-// while the Node runs. Once the Node stops (Close, or the process dies) the
-// server deletes the touch child ttl after its last touch, then the node,
-// within about 2×ttl plus its container check interval, even if the touch
-// child was never made. The server needs zookeeper.extendedTypesEnabled=true;
-// otherwise Start returns ErrTTLUnsupported. ttl must be positive, and the
-// mode persistent (Start returns ErrInvalidOption otherwise).
+// while the Node runs. Close deletes both, the touch child first, as it
+// deletes a node of any mode (ExpireAfterClose leaves them to the server
+// instead, as Curator does). If the Node stops without Close (the process
+// dies, the client closes) the server deletes the touch child ttl after its
+// last touch, then the node, within about 2×ttl plus its container check
+// interval, even if the touch child was never made. The server needs
+// zookeeper.extendedTypesEnabled=true; otherwise Start returns
+// ErrTTLUnsupported. ttl must be positive, and the mode persistent (Start
+// returns ErrInvalidOption otherwise).
 func WithTTL(ttl time.Duration) Option { return func(o *options) { o.ttl = ttl } }
+
+// ExpireAfterClose makes Close leave a TTL node (WithTTL) in place, as
+// Curator's PersistentTtlNode.close does: its touches stop, and the server
+// deletes the touch child and then the node within about 2×ttl plus its
+// container check interval, so that what the node announces stays visible
+// for a grace period after its process stopped. Without it Close deletes
+// the node at once. A Start that fails deletes what it made either way.
+// Start returns ErrInvalidOption if the Node has no TTL.
+func ExpireAfterClose() Option { return func(o *options) { o.expireAfterClose = true } }
 
 // NoParentCreation makes the create fail when the node's parent is missing
 // (Start returns an error matching zk.ErrNoNode) instead of making the

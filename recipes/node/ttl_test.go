@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/clock"
 	"github.com/gocurator/curator/internal/testkit"
@@ -16,10 +18,10 @@ import (
 // the server reaps expired TTL nodes and empty containers.
 const containerCheck = time.Second
 
-// A TTL node (Curator's PersistentTtlNode): the node and its touch child
-// are TTL nodes, the child is touched every ttl/2 (timed by the injected
-// clock), and after Close the touches stop (no timer left) and the server
-// reaps both within 2×ttl plus its check interval.
+// A TTL node (Curator's PersistentTtlNode) with ExpireAfterClose: the node
+// and its touch child are TTL nodes, the child is touched every ttl/2
+// (timed by the injected clock), and after Close the touches stop (no timer
+// left) and the server reaps both within 2×ttl plus its check interval.
 func TestTTLNodeTouchedThenReaped(t *testing.T) {
 	t.Parallel()
 	const ttl = time.Second
@@ -27,7 +29,7 @@ func TestTTLNodeTouchedThenReaped(t *testing.T) {
 	c := testkit.Connect(t, zkAddr, ns)
 	admin := testkit.Connect(t, zkAddr, ns)
 	fake := clock.NewFake(time.Now())
-	n := node.New(c, "/ttl/n", []byte("d"), node.WithTTL(ttl), node.WithClock(fake))
+	n := node.New(c, "/ttl/n", []byte("d"), node.WithTTL(ttl), node.ExpireAfterClose(), node.WithClock(fake))
 	start(t, n)
 	st := stat(t, admin, "/ttl/n")
 	touch := stat(t, admin, "/ttl/n/touch")
@@ -49,7 +51,7 @@ func TestTTLNodeTouchedThenReaped(t *testing.T) {
 		t.Fatalf("timers left after Close: %v", p)
 	}
 	if st := stat(t, admin, "/ttl/n"); st == nil {
-		t.Fatal("a TTL node is left for the server to reap, not deleted by Close")
+		t.Fatal("with ExpireAfterClose, a TTL node is left for the server to reap, not deleted by Close")
 	}
 	testkit.Eventually(t, "the TTL node reaped", func() bool { return stat(t, admin, "/ttl/n") == nil })
 	took := time.Since(closed)
@@ -69,7 +71,7 @@ func TestTTLNodeWithoutTouchChildIsReaped(t *testing.T) {
 	c := testkit.Connect(t, zkAddr, ns)
 	admin := testkit.Connect(t, zkAddr, ns)
 	fake := clock.NewFake(time.Now()) // no touch after the first
-	n := node.New(c, "/ttl/n", nil, node.WithTTL(ttl), node.WithClock(fake))
+	n := node.New(c, "/ttl/n", nil, node.WithTTL(ttl), node.ExpireAfterClose(), node.WithClock(fake))
 	start(t, n)
 	if err := admin.Delete(testkit.Ctx(t), "/ttl/n/touch"); err != nil {
 		t.Fatal(err)
@@ -81,6 +83,91 @@ func TestTTLNodeWithoutTouchChildIsReaped(t *testing.T) {
 	t.Logf("reaped %v after Close", took)
 	if limit := 2*ttl + containerCheck + 500*time.Millisecond; took > limit {
 		t.Fatalf("reaped %v after Close, want within %v", took, limit)
+	}
+}
+
+// Close deletes a TTL node as it deletes a node of any other mode: the
+// touch child and the node are both gone when Close returns, long before
+// any TTL could pass (no reaper involved), and the touches have stopped.
+func TestTTLNodeCloseDeletesBoth(t *testing.T) {
+	t.Parallel()
+	const ttl = time.Hour
+	ns := testkit.Unique(t)
+	c := testkit.Connect(t, zkAddr, ns)
+	admin := testkit.Connect(t, zkAddr, ns)
+	fake := clock.NewFake(time.Now())
+	for _, mode := range []framework.Mode{framework.PersistentWithTTL, framework.PersistentSequentialWithTTL} {
+		n := node.New(c, "/ttl/n-", []byte("d"), node.WithTTL(ttl), node.WithMode(mode), node.WithClock(fake))
+		start(t, n)
+		touch := framework.JoinPath(n.Path(), "touch")
+		if stat(t, admin, n.Path()) == nil || stat(t, admin, touch) == nil {
+			t.Fatalf("%v: node or touch child missing after Start", mode)
+		}
+		// A touch, so the child has been written since its create.
+		before := stat(t, admin, touch).Mzxid
+		fake.Advance(ttl / 2)
+		testkit.Eventually(t, "a touch", func() bool { return stat(t, admin, touch).Mzxid > before })
+		closeNode(t, n)
+		if st := stat(t, admin, touch); st != nil {
+			t.Fatalf("%v: touch child left by Close: %+v", mode, st)
+		}
+		if st := stat(t, admin, n.Path()); st != nil {
+			t.Fatalf("%v: TTL node left by Close: %+v", mode, st)
+		}
+		if p := fake.Pending(); len(p) != 0 {
+			t.Fatalf("%v: timers left after Close: %v", mode, p)
+		}
+	}
+	// The parent container is left to the server, as for every mode.
+	if kids := testkit.Children(t, admin, "/ttl"); len(kids) != 0 {
+		t.Fatalf("left under /ttl: %v", kids)
+	}
+}
+
+// Close deletes only what is ours: a child someone else made under our TTL
+// node stays, and so does the node (a node goes only once childless); Close
+// says why. Our touch child is deleted all the same.
+func TestTTLNodeCloseLeavesOthersChildren(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	c := testkit.Connect(t, zkAddr, ns)
+	admin := testkit.Connect(t, zkAddr, ns)
+	n := node.New(c, "/ttl/n", nil, node.WithTTL(time.Hour), node.WithClock(clock.NewFake(time.Now())))
+	start(t, n)
+	ctx := testkit.Ctx(t)
+	if _, err := admin.Create(ctx, "/ttl/n/theirs", nil); err != nil {
+		t.Fatal(err)
+	}
+	err := n.Close(ctx)
+	if !errors.Is(err, zk.ErrNotEmpty) {
+		t.Fatalf("Close = %v, want zk.ErrNotEmpty", err)
+	}
+	t.Log(err)
+	if got := testkit.Children(t, admin, "/ttl/n"); len(got) != 1 || got[0] != "theirs" {
+		t.Fatalf("children after Close %v, want [theirs]", got)
+	}
+	if err := admin.Delete(ctx, "/ttl/n", framework.DeletingChildren()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Close on a TTL node whose data someone changed since Start (its version
+// is not the one the Node wrote) still deletes it: ours is told by the
+// incarnation (czxid), as for every persistent mode, not by the version.
+func TestTTLNodeCloseAfterForeignWrite(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	c := testkit.Connect(t, zkAddr, ns)
+	admin := testkit.Connect(t, zkAddr, ns)
+	n := node.New(c, "/ttl/n", []byte("ours"), node.WithTTL(time.Hour), node.WithClock(clock.NewFake(time.Now())))
+	start(t, n)
+	ctx := testkit.Ctx(t)
+	if _, err := admin.Set(ctx, "/ttl/n", []byte("theirs"), -1); err != nil {
+		t.Fatal(err)
+	}
+	closeNode(t, n)
+	if st := stat(t, admin, "/ttl/n"); st != nil {
+		t.Fatalf("node left: %+v", st)
 	}
 }
 
