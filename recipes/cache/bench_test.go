@@ -113,3 +113,57 @@ func BenchmarkLoad(b *testing.B) {
 	b.ReportMetric(elapsed/nodes, "ns/node")
 	b.ReportMetric(nodes/float64(b.N), "nodes")
 }
+
+// BenchmarkFollow measures how fast a loaded cache takes in changes: each
+// round sets every one of 2,000 nodes (in transactions of 500, so that
+// the writes are not the bottleneck) and waits on Synced; events/s is
+// changes over the time from the first write to Synced's return.
+func BenchmarkFollow(b *testing.B) {
+	ns := testkit.Unique(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	c := testkit.Connect(b, zkAddr, ns)
+	w := testkit.Connect(b, zkAddr, ns)
+	const n = 2000
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("/follow/n%04d", i)
+	}
+	if _, err := w.Create(ctx, "/follow", nil); err != nil {
+		b.Fatal(err)
+	}
+	createMany(b, ctx, w, paths, 1000)
+	b.Cleanup(func() {
+		if err := w.Delete(context.Background(), "/follow", framework.DeletingChildren()); err != nil {
+			b.Error(err)
+		}
+	})
+	ch := cache.New(c, "/follow")
+	defer ch.Close()
+	if err := ch.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	var elapsed time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		data := []byte(fmt.Sprint(i))
+		for j := 0; j < n; j += 500 {
+			ops := make([]framework.Op, 0, 500)
+			for _, p := range paths[j:min(j+500, n)] {
+				ops = append(ops, framework.SetOp(p, data, -1))
+			}
+			if _, err := w.Multi(ctx, ops...); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := ch.Synced(ctx); err != nil {
+			b.Fatal(err)
+		}
+		elapsed += time.Since(start)
+		if got, _ := ch.Get(paths[n-1]); string(got.Data) != string(data) {
+			b.Fatalf("after Synced: %q, want %q", got.Data, data)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/elapsed.Seconds(), "events/s")
+}

@@ -33,9 +33,19 @@ type Cache struct {
 	life    context.Context // ends at Close
 	cancel  context.CancelFunc
 	runDone chan struct{} // closed when the event loop ends
-	// readMu serialises the cache's reads of the server (the event loop's
-	// and Synced's), so that no two reads of one path are in flight.
-	readMu sync.Mutex
+	// readMu orders the cache's reads of the server (pipeline.go): the
+	// reads that events of cached nodes cause hold it shared, several in
+	// flight but one per path; loads, resyncs and Synced's settling hold
+	// it alone, so that no read of a path is applied after a later one.
+	readMu sync.RWMutex
+	slots  chan struct{} // one per event read in flight (readsInFlight)
+	flight sync.Mutex
+	// inflight has, by path, a channel closed when the path's event read
+	// is done; reloads, the paths an event read found to be new nodes, to
+	// be read again with readMu held alone. Both under flight.
+	inflight map[string]chan struct{}
+	reloads  map[string]struct{}
+	reload   chan struct{} // buffered: reloads has something
 
 	mu        sync.RWMutex
 	state     int
@@ -87,6 +97,8 @@ func New(c *framework.Client, path string, opts ...Option) *Cache {
 		c: c, path: path, o: o, optErr: optErr, log: log, codec: codec,
 		life: life, cancel: cancel, runDone: make(chan struct{}),
 		nodes: map[string]*entry{}, listeners: map[*listener]struct{}{},
+		slots: make(chan struct{}, o.readsInFlight), inflight: map[string]chan struct{}{},
+		reloads: map[string]struct{}{}, reload: make(chan struct{}, 1),
 	}
 }
 
@@ -231,23 +243,34 @@ func retriable(err error) bool {
 }
 
 // run follows the Watcher's events until the cache closes or the client
-// does.
+// does, then waits for the reads it started.
 func (c *Cache) run(w *framework.Watcher) {
 	defer close(c.runDone)
-	for ev := range w.Events() {
-		c.handle(ev)
-	}
-	if err := w.Err(); err != nil && c.life.Err() == nil {
-		c.log.Info("cache stopped following changes", zap.Error(err))
+	defer c.drain()
+	events := w.Events()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				if err := w.Err(); err != nil && c.life.Err() == nil {
+					c.log.Info("cache stopped following changes", zap.Error(err))
+				}
+				return
+			}
+			c.handle(ev)
+		case <-c.reload:
+			c.readMu.Lock()
+			_ = c.settleLocked(c.life)
+			c.readMu.Unlock()
+		}
 	}
 }
 
 // handle brings the cache up to date with one event of the Watcher. The
 // event says only which path to read: its type may be stale, as the
-// Watcher coalesces.
+// Watcher coalesces. A cached node is read again in the background
+// (reread); anything else (a new node, a resync) is done here, alone.
 func (c *Cache) handle(ev framework.WatchEvent) {
-	c.readMu.Lock()
-	defer c.readMu.Unlock()
 	switch ev.Type {
 	case framework.WatchSynced:
 		return
@@ -256,17 +279,30 @@ func (c *Cache) handle(ev framework.WatchEvent) {
 		if ev.NewSession {
 			reason = NewSession
 		}
+		c.readMu.Lock()
+		defer c.readMu.Unlock()
 		c.resync(reason)
 		return
 	}
 	if !c.inTree(ev.Path) {
 		c.log.Warn("event outside the cached tree: reading it all again", zap.String("event", ev.Path))
+		c.readMu.Lock()
+		defer c.readMu.Unlock()
 		c.resync(OutOfTree)
 		return
 	}
 	if !c.wanted(ev.Path) {
 		return
 	}
+	c.mu.RLock()
+	cached := c.nodes[ev.Path] != nil
+	c.mu.RUnlock()
+	if cached {
+		c.dispatch(ev.Path)
+		return
+	}
+	c.readMu.Lock()
+	defer c.readMu.Unlock()
 	if err := c.refresh(c.life, ev.Path); err != nil && c.life.Err() == nil {
 		// A connection problem: the reconnection's resync reads it again.
 		c.log.Debug("read after event failed", zap.String("event", ev.Path), zap.Error(err))
@@ -274,8 +310,9 @@ func (c *Cache) handle(ev framework.WatchEvent) {
 }
 
 // resync reads the whole tree again, until it succeeds or the cache
-// closes, then reports Resynced.
+// closes, then reports Resynced; readMu is held alone.
 func (c *Cache) resync(reason ResyncReason) {
+	c.takeReloads() // the load reads them
 	for {
 		changed := c.c.StateChanged()
 		err := c.load(c.life, c.path)
@@ -471,7 +508,11 @@ func (c *Cache) Synced(ctx context.Context) error {
 		return fmt.Errorf("cache %s: synced: %w", c.path, ErrNotStarted)
 	}
 	err := w.Sync(ctx)
-	if errors.Is(err, framework.ErrNotPersistent) {
+	if err == nil {
+		// Every event up to the marker has been received; wait for the
+		// reads they started, and make those they left.
+		err = c.settle(ctx)
+	} else if errors.Is(err, framework.ErrNotPersistent) {
 		err = c.syncByReading(ctx)
 	}
 	if err != nil {
@@ -492,9 +533,15 @@ func (c *Cache) syncByReading(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(c.life, cancel)()
-	c.readMu.Lock()
+	if err := c.lockReads(ctx); err != nil {
+		return err
+	}
 	defer c.readMu.Unlock()
-	return c.load(ctx, c.path)
+	if err := c.load(ctx, c.path); err != nil {
+		return err
+	}
+	c.takeReloads() // the load read them
+	return nil
 }
 
 // Close stops following changes, removes the cache's watch from the

@@ -18,6 +18,13 @@ import (
 
 var longConvergence = flag.Int("cache.rounds", 1, "rounds of each fault in the convergence tests (make cache-chaos runs 20)")
 
+// roundsCtx is testkit.Ctx with a deadline for every round.
+func roundsCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(max(*longConvergence, 1))*testkit.Deadline)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // CURATOR-391: a node deleted and made again while the cache was cut off,
 // with the same version (0) and new data, is seen: the resync compares
 // czxid, not version.
@@ -106,7 +113,7 @@ func TestConvergesUnderFaults(t *testing.T) {
 		t.Run(mode.name, func(t *testing.T) {
 			t.Parallel()
 			ns := testkit.Unique(t)
-			ctx := testkit.Ctx(t)
+			ctx := roundsCtx(t)
 			proxy := zktest.NewProxy(t, srv.Addr())
 			c := testkit.Connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(2*time.Second))
 			var writers []*framework.Client
@@ -159,7 +166,7 @@ func TestConvergesAcrossLeaderChange(t *testing.T) {
 	t.Parallel()
 	ens := zktest.StartEnsemble(t, 3)
 	ns := testkit.Unique(t)
-	ctx := testkit.Ctx(t)
+	ctx := roundsCtx(t)
 	c := testkit.Connect(t, ens.ConnectString(), ns)
 	w := testkit.Connect(t, ens.ConnectString(), ns)
 	mustCreate(t, ctx, w, "/t", "")

@@ -22,8 +22,8 @@ type options struct {
 	// oneShot watches with one-shot watches even where the server has
 	// persistent ones (default: persistent where available).
 	oneShot bool
-	// readsInFlight bounds the reads a load or resync has outstanding
-	// (default 64): pipelined enough to hide the round trip, far from
+	// readsInFlight bounds the reads a load or resync has outstanding,
+	// and the event loop's background reads (default 64): pipelined enough to hide the round trip, far from
 	// the 65,535 at which Curator 5.4 loses nodes (CURATOR-690).
 	readsInFlight int
 }
@@ -93,8 +93,10 @@ func OneShotWatches() Option {
 	return func(o *options) error { o.oneShot = true; return nil }
 }
 
-// WithReadsInFlight bounds the reads a load or resync keeps outstanding
-// (default 64). n must be positive.
+// WithReadsInFlight bounds the reads a load or resync keeps outstanding,
+// and the reads of changed nodes the cache has outstanding while it
+// follows changes (default 64 each; one per path at a time). n must be
+// positive.
 func WithReadsInFlight(n int) Option {
 	return func(o *options) error {
 		if n < 1 {
