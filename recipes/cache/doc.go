@@ -29,7 +29,10 @@
 // bounded number of requests in flight (WithReadsInFlight), so large
 // trees and parents with 70,000 children load whole (CURATOR-690), and a
 // child deleted between its parent's listing and its own read is simply
-// not cached (CURATOR-476). Synced is a read-your-writes barrier: after
+// not cached (CURATOR-476). The reads that changes cause are pipelined
+// too, one per path at a time, and reads of several paths run alone, so
+// that no read is applied after a later one of the same path. Synced is
+// a read-your-writes barrier: after
 // it returns, the cache holds every change the server had committed when
 // it was called.
 //
