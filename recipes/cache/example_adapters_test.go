@@ -190,3 +190,29 @@ func ExampleForNode() {
 	// leader is node-1
 	// no leader
 }
+
+// ChildEventType prints as Curator's PathChildrenCacheEvent.Type.
+func ExampleChildEventType() {
+	for _, t := range []cache.ChildEventType{cache.ChildAdded, cache.ChildUpdated, cache.ChildRemoved, cache.ChildrenInitialized, cache.ChildrenReconnected} {
+		fmt.Println(t)
+	}
+	// Output:
+	// CHILD_ADDED
+	// CHILD_UPDATED
+	// CHILD_REMOVED
+	// INITIALIZED
+	// CONNECTION_RECONNECTED
+}
+
+// TreeEventType prints as Curator's TreeCacheEvent.Type.
+func ExampleTreeEventType() {
+	for _, t := range []cache.TreeEventType{cache.NodeAdded, cache.NodeUpdated, cache.NodeRemoved, cache.TreeInitialized, cache.TreeReconnected} {
+		fmt.Println(t)
+	}
+	// Output:
+	// NODE_ADDED
+	// NODE_UPDATED
+	// NODE_REMOVED
+	// INITIALIZED
+	// CONNECTION_RECONNECTED
+}
