@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/retry"
 )
 
 // pushData writes the latest data on the registered node, if it does not
@@ -97,10 +98,20 @@ func (n *Node) remove(ctx context.Context, failed bool) error {
 	if path == "" {
 		return nil // nothing made (a protected create cleans up after itself)
 	}
+	if err := n.removeOnce(ctx, path); err != nil {
+		return n.removeLater(path, err)
+	}
+	return nil
+}
+
+// removeOnce deletes the node at path if it is ours (mine): a TTL node's
+// touch child first, and the node at the version just read. A node missing
+// or not ours is nil: nothing of ours to delete.
+func (n *Node) removeOnce(ctx context.Context, path string) error {
 	for tries := 0; ; tries++ {
 		st, err := n.c.Exists(ctx, path)
 		if err != nil {
-			return n.removeLater(path, err)
+			return err
 		}
 		if st == nil || !n.mine(st) {
 			return nil
@@ -110,14 +121,10 @@ func (n *Node) remove(ctx context.Context, failed bool) error {
 			// Only ours: any other child is left, and so is the node.
 			err := n.c.Delete(ctx, framework.JoinPath(path, touchName), framework.Quietly())
 			if err != nil {
-				return n.removeLater(path, err)
+				return err
 			}
 		}
-		opts := []framework.DeleteOption{framework.WithVersion(st.Version), framework.Quietly()}
-		if !n.o.mode.IsEphemeral() {
-			opts = append(opts, framework.Guaranteed())
-		}
-		err = n.c.Delete(ctx, path, opts...)
+		err = n.c.Delete(ctx, path, framework.WithVersion(st.Version), framework.Quietly())
 		switch {
 		case err == nil:
 			return nil
@@ -128,9 +135,15 @@ func (n *Node) remove(ctx context.Context, failed bool) error {
 			// child again after our delete: delete it again.
 			continue
 		default:
-			return n.removeLater(path, err)
+			return err
 		}
 	}
+}
+
+// mendable reports an error that a later delete may not meet: a
+// connection problem, or the end of the caller's ctx.
+func mendable(err error) bool {
+	return retry.IsRetryable(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // notEmptyTries bounds remove's deletes of a TTL node that still has
@@ -149,48 +162,48 @@ func (n *Node) mine(st *zk.Stat) bool {
 	return n.czxids[st.Czxid]
 }
 
-// removeLater goes on deleting our ephemeral node in the background after
-// a failed delete (the connection down, ctx ended), while the session
-// that owns it lives: once the session ends, so does the node. A
-// persistent node's delete is the framework's guaranteed delete, which
-// goes on by itself. It returns err.
+// removeLater goes on deleting our node in the background after a failed
+// delete (the connection down, ctx ended), and returns err. An ephemeral
+// node's delete goes on while the session that owns it lives: once the
+// session ends, so does the node. A persistent (or TTL) node's goes on
+// until it is done or the client closes, checking each time that the node
+// at the path is still ours.
 func (n *Node) removeLater(path string, err error) error {
-	if n.o.mode.IsEphemeral() && errors.Is(err, framework.ErrClosed) {
-		return nil // the client closed: its session, and our node, ended
-	}
-	if !n.o.mode.IsEphemeral() || errors.Is(err, framework.ErrClosed) {
+	if errors.Is(err, framework.ErrClosed) {
+		if n.o.mode.IsEphemeral() {
+			return nil // the client closed: its session, and our node, ended
+		}
 		return err
 	}
-	s := n.c.Session()
-	n.mu.Lock()
-	ours := n.sessions[s.ID()]
-	n.mu.Unlock()
-	if !ours {
-		return err // our sessions have ended, and our nodes with them
+	if !mendable(err) {
+		return err // no permission, a child not ours, ...: retrying will not mend it
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	end := n.c.Done() // Pause also ends with the client
+	if n.o.mode.IsEphemeral() {
+		s := n.c.Session()
+		n.mu.Lock()
+		ours := n.sessions[s.ID()]
+		n.mu.Unlock()
+		if !ours {
+			cancel()
+			return err // our sessions have ended, and our nodes with them
+		}
+		end = s.Done()
 	}
 	go func() {
-		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		go func() {
 			select {
-			case <-s.Done():
+			case <-end:
 				cancel()
 			case <-ctx.Done():
 			}
 		}()
 		pause := pauseMin
 		for {
-			st, err := n.c.Exists(ctx, path)
-			if err == nil {
-				if st == nil || st.EphemeralOwner != s.ID() {
-					return
-				}
-				err = n.c.Delete(ctx, path, framework.WithVersion(st.Version), framework.Quietly())
-				if err == nil {
-					return
-				}
-			}
-			if ctx.Err() != nil || errors.Is(err, framework.ErrClosed) {
+			err := n.removeOnce(ctx, path)
+			if err == nil || ctx.Err() != nil || errors.Is(err, framework.ErrClosed) || !mendable(err) {
 				return
 			}
 			n.log.Debug("node: delete will retry", zap.Error(err))
@@ -200,5 +213,5 @@ func (n *Node) removeLater(path string, err error) error {
 			pause = min(2*pause, pauseMax)
 		}
 	}()
-	return fmt.Errorf("%w (the delete goes on in the background while the session lives)", err)
+	return fmt.Errorf("%w (the delete goes on in the background)", err)
 }

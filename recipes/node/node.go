@@ -290,8 +290,9 @@ func (n *Node) Listen(fn func(Event)) (cancel func()) {
 // deleted and the Node's goroutines have ended. The delete is guaranteed:
 // if the connection is down or ctx ends first, it goes on in the
 // background (for an ephemeral node, only while the session that owns it
-// lives: the node goes with it otherwise) and Close returns ctx's or the
-// connection's error. It only deletes a node this Node made (checked by its
+// lives: the node goes with it otherwise; for a persistent or TTL node,
+// until the client closes) and Close returns ctx's or the connection's
+// error. It only deletes a node this Node made (checked by its
 // owner and incarnation), never another session's. A TTL node goes with
 // its touch child, the child first; with ExpireAfterClose it is left for
 // the server to delete within about 2×ttl (as Curator's

@@ -1,12 +1,14 @@
 package node_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/clock"
 	"github.com/gocurator/curator/internal/testkit"
@@ -168,6 +170,48 @@ func TestTTLNodeCloseAfterForeignWrite(t *testing.T) {
 	closeNode(t, n)
 	if st := stat(t, admin, "/ttl/n"); st != nil {
 		t.Fatalf("node left: %+v", st)
+	}
+}
+
+// Close while the connection is down: the delete cannot be made before
+// Close's ctx ends, so Close returns that error, and the delete goes on in
+// the background (still checking that the node is ours) and lands once the
+// connection is back: a persistent node and a TTL node with its touch child
+// are both gone, without the TTL's reaper (a one-hour TTL).
+func TestCloseWhileDisconnectedDeletesLater(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		opts []node.Option
+	}{
+		{"persistent", []node.Option{node.WithMode(framework.Persistent)}},
+		{"TTL", []node.Option{node.WithTTL(time.Hour), node.WithClock(clock.NewFake(time.Now()))}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ns := testkit.Unique(t)
+			proxy := zktest.NewProxy(t, zkAddr)
+			c := testkit.Connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(20*time.Second))
+			admin := testkit.Connect(t, zkAddr, ns)
+			n := node.New(c, "/later/n", []byte("d"), tc.opts...)
+			start(t, n)
+			proxy.Cut()
+			testkit.WaitState(t, c, connstate.Suspended)
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			err := n.Close(ctx)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("Close while disconnected = %v, want its ctx's DeadlineExceeded", err)
+			}
+			t.Log(err)
+			if stat(t, admin, "/later/n") == nil {
+				t.Fatal("node gone while the client was cut off")
+			}
+			proxy.Restore()
+			testkit.Eventually(t, "the node deleted in the background", func() bool {
+				return stat(t, admin, "/later/n") == nil
+			})
+		})
 	}
 }
 
