@@ -7,6 +7,7 @@ require (
 	github.com/gocurator/curator v0.0.0-00010101000000-000000000000
 	github.com/spf13/cobra v1.10.2
 	go.uber.org/goleak v1.3.0
+	golang.org/x/sync v0.15.0
 	gonum.org/v1/plot v0.16.0
 )
 
@@ -32,6 +33,5 @@ require (
 	go.uber.org/multierr v1.10.0 // indirect
 	go.uber.org/zap v1.28.0 // indirect
 	golang.org/x/image v0.25.0 // indirect
-	golang.org/x/sync v0.15.0 // indirect
 	golang.org/x/text v0.23.0 // indirect
 )
