@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -30,10 +31,26 @@ type core struct {
 
 	// writing is held (1-buffered) by the update in progress: the stamp
 	// tells one update's attempts from another's only if they do not mix.
+	// Close takes it for good.
 	writing chan struct{}
 	// Guarded by writing.
 	stamp         uint64 // of the last attempt
 	writerSession int64  // the session the writer child exists in; 0: unknown
+	// attempted is the session of the last attempt, in which the writer
+	// child may exist; -1 when it was made with no session (it ran in the
+	// next one, unknown here); 0 before the first.
+	attempted int64
+
+	// closed is closed by Close: later calls, and calls waiting for the
+	// write turn, fail with ErrClosed.
+	closed chan struct{}
+	mu     sync.Mutex
+	// isClosed is set by the first Close. Guarded by mu.
+	isClosed bool
+	// orphaned is set when Close's ctx ended while an update held the
+	// write turn: that update removes the writer child as it ends, and
+	// keeps the turn. Guarded by mu.
+	orphaned bool
 
 	// promoted is set while the tries run under the promoted lock.
 	// Guarded by writing.
@@ -44,7 +61,7 @@ type core struct {
 }
 
 func newCore(c *framework.Client, path string, opts []Option) *core {
-	k := &core{c: c, path: path, log: zap.NewNop(), writing: make(chan struct{}, 1)}
+	k := &core{c: c, path: path, log: zap.NewNop(), writing: make(chan struct{}, 1), closed: make(chan struct{})}
 	for _, o := range opts {
 		if o != nil {
 			o(&k.opts)
@@ -83,8 +100,8 @@ func (k *core) wrap(op string, err error) error {
 	return fmt.Errorf("atomic %s: %s: %w", k.path, op, err)
 }
 
-// begin takes the handle's write turn, or fails with ctx's error or the
-// constructor's.
+// begin takes the handle's write turn, or fails with ctx's error, the
+// constructor's, or ErrClosed once Close has run.
 func (k *core) begin(ctx context.Context) error {
 	if k.err != nil {
 		return k.err
@@ -92,15 +109,108 @@ func (k *core) begin(ctx context.Context) error {
 	if ctx == nil {
 		return fmt.Errorf("%w: nil context", framework.ErrInvalidOption)
 	}
+	if err := k.open(); err != nil {
+		return err
+	}
 	select {
 	case k.writing <- struct{}{}:
-		return nil
+	case <-k.closed:
+		return ErrClosed
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	// Close may have come while we waited, and the select chose at random.
+	if err := k.open(); err != nil {
+		k.end()
+		return err
+	}
+	return nil
 }
 
-func (k *core) end() { <-k.writing }
+// open returns ErrClosed once Close has run.
+func (k *core) open() error {
+	select {
+	case <-k.closed:
+		return ErrClosed
+	default:
+		return nil
+	}
+}
+
+// end gives the write turn back; if Close gave up waiting for this
+// update, it removes the writer child instead, in the background, and
+// keeps the turn, as Close would have.
+func (k *core) end() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.orphaned {
+		k.orphaned = false
+		ended, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := k.removeWriter(ended); err != nil {
+			k.log.Debug("the writer child is deleted in the background", zap.Error(err))
+		}
+		return
+	}
+	<-k.writing
+}
+
+// close makes later calls fail with ErrClosed, waits on ctx for the update
+// in progress, and deletes the writer child (see Number.Close).
+func (k *core) close(ctx context.Context) error {
+	if ctx == nil {
+		return fmt.Errorf("%w: nil context", framework.ErrInvalidOption)
+	}
+	k.mu.Lock()
+	if k.isClosed {
+		k.mu.Unlock()
+		return nil
+	}
+	k.isClosed = true
+	close(k.closed)
+	k.mu.Unlock()
+	if k.err != nil {
+		return nil // never wrote
+	}
+	select {
+	case k.writing <- struct{}{}: // the turn, kept for good
+		return k.removeWriter(ctx)
+	case <-ctx.Done():
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	select {
+	case k.writing <- struct{}{}: // the update ended just now
+		ended, cancel := context.WithCancel(context.Background())
+		cancel()
+		_ = k.removeWriter(ended)
+	default:
+		k.orphaned = true // the update removes it as it ends
+	}
+	return ctx.Err()
+}
+
+// removeWriter deletes the writer child if it may exist in the live
+// session: made by an attempt in it (or in no known session), or found
+// there by a check. Any other session's child went, or goes, with that
+// session. The child's name is
+// this handle's own, and a closed handle never makes it again, so the
+// delete cannot take anyone else's node. If the connection is down or ctx
+// ends, the delete goes on in the background (framework.Guaranteed) and
+// its error is returned. The caller holds the write turn.
+func (k *core) removeWriter(ctx context.Context) error {
+	live := k.c.SessionID()
+	if live == 0 || (k.writerSession != live && k.attempted != live && k.attempted != -1) {
+		return nil
+	}
+	err := k.c.Delete(ctx, k.writer, framework.Quietly(), framework.Guaranteed())
+	if err == nil || errors.Is(err, framework.ErrClosed) {
+		// Closed: the session, and the ephemeral child, ended with it.
+		k.writerSession, k.attempted = 0, 0
+		return nil
+	}
+	return err
+}
 
 // read returns the node's data and Stat; a missing node is nil data and a
 // nil Stat.
@@ -144,6 +254,10 @@ func (k *core) write(ctx context.Context, create bool, version int32, data []byt
 		}
 		if k.beforeWrite != nil {
 			k.beforeWrite(k.promoted)
+		}
+		k.attempted = session
+		if session == 0 {
+			k.attempted = -1
 		}
 		_, err := k.c.Multi(ctx, ops...)
 		if err == nil {

@@ -19,6 +19,9 @@ var (
 	// session expired: it may or may not have been applied, and the stamp
 	// that would tell went with the session.
 	ErrUnknownOutcome = errors.New("curator: atomic write outcome unknown (session expired)")
+	// ErrClosed is returned by the calls of a handle after its Close, and
+	// by calls that were waiting for their turn when Close ran.
+	ErrClosed = errors.New("curator: atomic handle closed")
 	// ErrNilClient is framework.ErrNilClient: the handle was made with a
 	// nil client.
 	ErrNilClient = framework.ErrNilClient

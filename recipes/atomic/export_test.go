@@ -7,3 +7,6 @@ func SetBeforeWrite[T int32 | int64](n *Number[T], fn func(promoted bool)) { n.k
 
 // WriterPath returns the handle's writer child.
 func WriterPath[T int32 | int64](n *Number[T]) string { return n.k.writer }
+
+// ValueWriterPath returns the Value handle's writer child.
+func ValueWriterPath(v *Value) string { return v.k.writer }

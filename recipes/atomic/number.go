@@ -49,6 +49,27 @@ func (n *Number[T]) Path() string {
 	return n.k.path
 }
 
+// Close ends the handle: later calls, and calls waiting for their turn,
+// fail with ErrClosed; an update in progress is waited for on ctx; then
+// the handle's writer child is deleted, so that the value's node is left
+// alone and a plain delete of it (Curator's delete().forPath) succeeds.
+// Only a child that may exist in the client's live session is deleted (one
+// made in an earlier session went with it); its name is this handle's own.
+// If the connection is down, or ctx ends first (waiting for the update
+// too), the delete goes on in the background (framework.Guaranteed, until
+// it succeeds, the session ends or the client closes) and Close returns
+// that error. Close is idempotent: calls after the first return nil, and a
+// nil *Number's Close returns nil. Close does not delete the value.
+func (n *Number[T]) Close(ctx context.Context) error {
+	if n == nil {
+		return nil
+	}
+	if err := n.k.close(ctx); err != nil {
+		return n.k.wrap("close", err)
+	}
+	return nil
+}
+
 func size[T int32 | int64]() int {
 	var v T
 	switch any(v).(type) {
@@ -101,6 +122,9 @@ func (n *Number[T]) Get(ctx context.Context) (T, error) {
 	}
 	if n.k.err != nil {
 		return 0, n.k.wrap("get", n.k.err)
+	}
+	if err := n.k.open(); err != nil {
+		return 0, n.k.wrap("get", err)
 	}
 	data, _, err := n.k.read(ctx)
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 // Value is a distributed atomic byte value, Curator's
 // DistributedAtomicValue: the node's raw data, updated optimistically and
 // exactly once (see the package documentation). A Value is safe for
-// concurrent use; its updates run one at a time. A nil *Value returns
-// ErrNilHandle.
+// concurrent use; its updates run one at a time. Close it when done: it
+// deletes the handle's writer child. A nil *Value returns ErrNilHandle.
 type Value struct {
 	k *core
 }
@@ -30,6 +30,20 @@ func (v *Value) Path() string {
 	return v.k.path
 }
 
+// Close ends the handle as Number.Close does: later calls fail with
+// ErrClosed, an update in progress is waited for on ctx, and the handle's
+// writer child is deleted (in the background if the connection is down or
+// ctx ends first, that error returned). Idempotent; nil-safe.
+func (v *Value) Close(ctx context.Context) error {
+	if v == nil {
+		return nil
+	}
+	if err := v.k.close(ctx); err != nil {
+		return v.k.wrap("close", err)
+	}
+	return nil
+}
+
 // notNil keeps nil data from meaning the client's default data.
 func notNil(b []byte) []byte {
 	if b == nil {
@@ -45,6 +59,9 @@ func (v *Value) Get(ctx context.Context) ([]byte, error) {
 	}
 	if v.k.err != nil {
 		return nil, v.k.wrap("get", v.k.err)
+	}
+	if err := v.k.open(); err != nil {
+		return nil, v.k.wrap("get", err)
 	}
 	data, _, err := v.k.read(ctx)
 	if err != nil {
