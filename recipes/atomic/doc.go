@@ -10,9 +10,12 @@
 // as 0; data shorter than the number is ErrMalformed (Curator's corruption
 // error); bytes past the number are ignored, as Curator's ByteBuffer read
 // ignores them. The node and its missing ancestors (as containers) are made
-// by the first write that finds it missing. While a handle writes, it keeps
-// one EPHEMERAL child "<path>/writer-<uuid>" (see Guarantees); Curator
-// ignores it, and it goes with the handle's session. With PromotedToLock,
+// by the first write that finds it missing. From its first write until its
+// Close, a handle keeps one EPHEMERAL child "<path>/writer-<uuid>" (see
+// Guarantees); Curator ignores it. Close deletes it (it would otherwise
+// stay until the session ends, one per handle, and keep a plain delete of
+// the node from succeeding), so close every handle when done with it,
+// above all one made per call. With PromotedToLock,
 // writers that give up optimism take Curator's InterProcessMutex at the
 // lock path (recipes/mutex), so Go and Java promoted writers exclude each
 // other.
@@ -36,9 +39,15 @@
 // Writes of one handle run one at a time; goroutines that must update
 // concurrently use a handle each.
 //
+// The child stays between updates: a write's stamp must outlive the write's
+// reply, so deleting it after each update would cost a round trip per
+// update. Close deletes it once, after the update in progress.
+//
 // # Connection loss
 //
 // Calls run under the client's retry policy and honour ctx. A write in
 // flight when the session expires cannot be checked (its stamp went with
 // the session): the call returns ErrUnknownOutcome rather than guess.
+// Close while disconnected returns by its ctx, and the writer child's
+// delete goes on in the background once the connection is back.
 package atomic

@@ -23,6 +23,7 @@ func ExampleNewLong() {
 	defer c.Close()
 
 	orders := atomic.NewLong(c, "/counters/orders")
+	defer orders.Close(ctx) // deletes the handle's writer child; the value stays
 	if err := orders.ForceSet(ctx, 0); err != nil {
 		log.Fatal(err)
 	}
@@ -46,6 +47,7 @@ func ExampleNumber_Increment() {
 	defer c.Close()
 
 	hits := atomic.NewInt(c, "/counters/hits", atomic.PromotedToLock("/locks/hits"))
+	defer hits.Close(ctx) // deletes the handle's writer child; the value stays
 	if err := hits.ForceSet(ctx, 41); err != nil {
 		log.Fatal(err)
 	}
@@ -67,6 +69,7 @@ func ExampleNewValue() {
 	defer c.Close()
 
 	mode := atomic.NewValue(c, "/config/mode")
+	defer mode.Close(ctx) // deletes the handle's writer child; the value stays
 	if err := mode.ForceSet(ctx, []byte("blue")); err != nil {
 		log.Fatal(err)
 	}
@@ -74,4 +77,32 @@ func ExampleNewValue() {
 	fmt.Println(r.Succeeded, string(r.PreValue), string(r.PostValue), err)
 	// Output:
 	// true blue green <nil>
+}
+
+// A handle made per call, closed when done: nothing is left under the
+// value's node, and a plain delete of it (Curator's
+// client.delete().forPath) succeeds.
+func ExampleNumber_Close() {
+	ctx := context.Background()
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("app"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	for i := 0; i < 3; i++ {
+		visits := atomic.NewLong(c, "/counters/visits")
+		if _, err := visits.Add(ctx, 1); err != nil {
+			log.Fatal(err)
+		}
+		if err := visits.Close(ctx); err != nil {
+			log.Fatal(err)
+		}
+	}
+	kids, _, err := c.Children(ctx, "/counters/visits")
+	fmt.Println("children:", len(kids), err)
+	fmt.Println("delete:", c.Delete(ctx, "/counters/visits"))
+	// Output:
+	// children: 0 <nil>
+	// delete: <nil>
 }

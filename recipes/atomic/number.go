@@ -56,9 +56,9 @@ func (n *Number[T]) Path() string {
 // Only a child that may exist in the client's live session is deleted (one
 // made in an earlier session went with it); its name is this handle's own.
 // If the connection is down, or ctx ends first (waiting for the update
-// too), the delete goes on in the background (framework.Guaranteed, until
-// it succeeds, the session ends or the client closes) and Close returns
-// that error. Close is idempotent: calls after the first return nil, and a
+// too), the delete goes on in the background (framework.Guaranteed: until
+// it succeeds or the client closes; the child also goes with its session)
+// and Close returns that error. Close is idempotent: calls after the first return nil, and a
 // nil *Number's Close returns nil. Close does not delete the value.
 func (n *Number[T]) Close(ctx context.Context) error {
 	if n == nil {
