@@ -289,6 +289,7 @@ func TestCloseWhileDisconnected(t *testing.T) {
 	if took > deadline+time.Second {
 		t.Fatalf("Close took %v with a deadline of %v", took, deadline)
 	}
+	t.Logf("Close with the connection down: %v after %v", err, took)
 	if kids := testkit.Children(t, observer, counterPath); len(kids) != 1 {
 		t.Fatalf("children %v while disconnected; want the writer child still there", kids)
 	}
