@@ -265,7 +265,7 @@ func TestLostReplyIsNotAppliedTwice(t *testing.T) {
 	}
 }
 
-// The writer child is ephemeral: it goes with the session, and nothing
+// An unclosed handle's writer child is ephemeral: it goes with the session, and nothing
 // else is left on the server but the value.
 func TestNothingLeftBehind(t *testing.T) {
 	t.Parallel()
