@@ -9,7 +9,9 @@
 //
 //   - framework: the client. Connect, Curator's operations with their
 //     modifiers (protected create, guaranteed delete, containers, TTL,
-//     transactions), all retried under a retry policy, and watches.
+//     transactions with results, compression, idempotent writes), all
+//     retried under a retry policy; persistent and recursive watches (Watch),
+//     Sync, namespace views and ensemble tracking.
 //   - connstate: connection states (Connected, Suspended, Reconnected, Lost,
 //     ReadOnly), the error policies that decide when a hold ends, and a
 //     circuit-breaking listener.
@@ -19,8 +21,19 @@
 //   - recipes/rwlock: a read/write lock (InterProcessReadWriteLock).
 //   - recipes/semaphore: a counting semaphore with leases, in the V1 layout
 //     or Curator's InterProcessSemaphoreV2 layout.
-//   - recipes/shared: SharedCount, which a semaphore may take its maximum from.
+//   - recipes/shared: SharedValue and SharedCount (a semaphore may take its
+//     maximum from a count).
 //   - recipes/leader: leader election, LeaderLatch's or LeaderSelector's layout.
+//   - recipes/multilock: several locks taken all or nothing (InterProcessMultiLock).
+//   - recipes/cache: CuratorCache, TreeCache, PathChildrenCache and NodeCache,
+//     on one persistent recursive watch.
+//   - recipes/node: PersistentNode and PersistentTtlNode, never wrong about
+//     who owns the node.
+//   - recipes/group: GroupMember, with a membership change stream.
+//   - recipes/discovery: curator-x-discovery's service discovery, its JSON
+//     byte for byte.
+//   - recipes/barrier: DistributedBarrier and DistributedDoubleBarrier.
+//   - recipes/atomic: DistributedAtomicLong, Integer and Value.
 //   - recipes/locking: the lock loop every lock recipe runs, for writing
 //     new lock-shaped recipes.
 //   - zktest: real ZooKeeper servers, ensembles and a fault proxy for tests.
