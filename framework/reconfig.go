@@ -129,7 +129,7 @@ func (c *Client) Reconfig(ctx context.Context, opts ...ReconfigOption) (Ensemble
 		data     []byte
 		attempts int
 	)
-	err := c.do(ctx, reqSet, func(conn *zk.Conn) error {
+	err := c.do(ctx, reqReconfig, func(conn *zk.Conn) error {
 		attempts++
 		var err error
 		if o.full {

@@ -97,10 +97,11 @@ const (
 	reqWatch // adding or removing a persistent watch (persistent.go)
 	reqGetACL
 	reqSetACL
+	reqReconfig
 	numReqs
 )
 
-var reqNames = [numReqs]string{"create", "delete", "exists", "get", "set", "children", "multi", "cleanup", "sync", "watch", "get_acl", "set_acl"}
+var reqNames = [numReqs]string{"create", "delete", "exists", "get", "set", "children", "multi", "cleanup", "sync", "watch", "get_acl", "set_acl", "reconfig"}
 
 // result is the outcome of a request, its result attribute: a small fixed
 // set, so the attribute's cardinality is bounded.
