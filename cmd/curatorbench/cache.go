@@ -102,7 +102,13 @@ func printCache(w io.Writer, rep *bench.Report) {
 			vs := "-"
 			if r.Impl == bench.ImplOurs {
 				for _, c := range t.Rows {
-					if c.Impl == bench.ImplCurator && c.Tree == r.Tree && c.Error == "" && r.Seconds > 0 {
+					switch {
+					case c.Impl != bench.ImplCurator || c.Tree != r.Tree || c.Error != "" || r.Seconds <= 0:
+					case c.Nodes < r.Nodes:
+						// A cache that reported itself initialized with
+						// nodes missing is no time to compare with.
+						vs = fmt.Sprintf("Curator cached %d of %d", c.Nodes, r.Nodes)
+					default:
 						vs = fmt.Sprintf("%.2fx faster", c.Seconds/r.Seconds)
 					}
 				}
