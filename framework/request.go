@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	sync_atomic "sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -163,6 +164,9 @@ func (c *Client) attempt(ctx, rctx context.Context, op func(conn *zk.Conn) error
 	if err := c.sendable(ctx, conn); err != nil {
 		return err
 	}
+	if n, ok := ctx.Value(attemptsKey{}).(*sync_atomic.Int32); ok {
+		n.Add(1)
+	}
 	// The request waits on the caller's ctx, not rctx: Close fails
 	// pending requests by itself, and a ctx without Done (Background)
 	// then costs no goroutine per request.
@@ -177,6 +181,19 @@ func (c *Client) attempt(ctx, rctx context.Context, op func(conn *zk.Conn) error
 		c.log.Debug("operation failed", zap.Error(err))
 	}
 	return err
+}
+
+type attemptsKey struct{}
+
+// CountingAttempts returns a context under which every operation of a
+// Client adds to n the attempts it sends to the server: 1 for a call that
+// succeeded or was refused at its first try, more when the retry policy
+// sent it again after a connection loss. A recipe reads it to know whether
+// a refused conditional write is the whole story: with one attempt, the
+// refusal (BadVersion, NodeExists) means the write was not applied; after
+// a retry, an earlier attempt whose reply was lost may have been.
+func CountingAttempts(ctx context.Context, n *sync_atomic.Int32) context.Context {
+	return context.WithValue(ctx, attemptsKey{}, n)
 }
 
 // awaitDisconnect waits, briefly, for the client to report the connection

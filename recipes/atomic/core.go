@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	stdatomic "sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -259,10 +260,20 @@ func (k *core) write(ctx context.Context, create bool, version int32, data []byt
 		if session == 0 {
 			k.attempted = -1
 		}
-		_, err := k.c.Multi(ctx, ops...)
+		var sent stdatomic.Int32
+		_, err := k.c.Multi(framework.CountingAttempts(ctx, &sent), ops...)
 		if err == nil {
 			k.writerSession = session
 			return true, nil
+		}
+		var txErr *framework.TransactionError
+		if sent.Load() == 1 && errors.As(err, &txErr) && txErr.Index == 0 && conflict(err) &&
+			!(create && errors.Is(err, zk.ErrNoNode)) {
+			// One attempt, refused on the value's own node: another
+			// writer came first, and nothing was applied. Only a retried
+			// attempt (a reply lost) needs the stamp read back, which
+			// keeps a contended update at Curator's two round trips a try.
+			return false, err
 		}
 		before := k.writerSession
 		applied, cerr := k.check(ctx, session, stamp)
