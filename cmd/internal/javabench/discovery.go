@@ -1,9 +1,7 @@
 package javabench
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -64,22 +62,6 @@ func RunDiscovery(ctx context.Context, cfg DiscoveryConfig) (DiscoveryResult, er
 	if err != nil {
 		return r, err
 	}
-	tail := curatorjava.NewTailBuffer(64 << 10)
-	cmd.Stderr = tail
-	if cfg.Stderr != nil {
-		cmd.Stderr = cfg.Stderr
-	}
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	if err := cmd.Run(); err != nil {
-		return r, fmt.Errorf("javabench: discovery: %w\nstderr:\n%s", err, tail.String())
-	}
-	line := bytes.TrimSpace(out.Bytes())
-	if i := bytes.LastIndexByte(line, '\n'); i >= 0 {
-		line = line[i+1:]
-	}
-	if err := json.Unmarshal(line, &r); err != nil {
-		return r, fmt.Errorf("javabench: discovery answered %q: %w", line, err)
-	}
-	return r, nil
+	err = runJSON(cmd, "discovery", cfg.Stderr, &r)
+	return r, err
 }
