@@ -49,7 +49,7 @@ type Cache struct {
 
 	mu        sync.RWMutex
 	state     int
-	nodes     map[string]*entry
+	nodes     *store
 	listeners map[*listener]struct{}
 	w         *framework.Watcher
 	cancelW   context.CancelFunc
@@ -61,13 +61,6 @@ const (
 	started
 	closed
 )
-
-// entry is a cached node.
-type entry struct {
-	data     []byte
-	stat     zk.Stat
-	children map[string]struct{} // nil while it has none cached
-}
 
 // New returns a cache of path and, with the default options, its whole
 // subtree. It does no I/O: Start loads it.
@@ -96,7 +89,7 @@ func New(c *framework.Client, path string, opts ...Option) *Cache {
 	return &Cache{
 		c: c, path: path, o: o, optErr: optErr, log: log, codec: codec,
 		life: life, cancel: cancel, runDone: make(chan struct{}),
-		nodes: map[string]*entry{}, listeners: map[*listener]struct{}{},
+		nodes: newStore(path, o.statsOnly), listeners: map[*listener]struct{}{},
 		slots: make(chan struct{}, o.readsInFlight), inflight: map[string]chan struct{}{},
 		reloads: map[string]struct{}{}, reload: make(chan struct{}, 1),
 	}
@@ -200,7 +193,7 @@ func (c *Cache) start(ctx context.Context) error {
 				_ = w.Close()
 			}
 			c.mu.Lock()
-			c.nodes = map[string]*entry{}
+			c.nodes.reset()
 			c.mu.Unlock()
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -295,7 +288,7 @@ func (c *Cache) handle(ev framework.WatchEvent) {
 		return
 	}
 	c.mu.RLock()
-	cached := c.nodes[ev.Path] != nil
+	cached := c.nodes.find(ev.Path) != none
 	c.mu.RUnlock()
 	if cached {
 		c.dispatch(ev.Path)
@@ -379,11 +372,29 @@ func (c *Cache) Get(path string) (Node, bool) {
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	e := c.nodes[path]
-	if e == nil {
+	id := c.nodes.find(path)
+	if id == none {
 		return Node{}, false
 	}
-	return Node{Path: path, Data: e.data, Stat: e.stat}, true
+	return c.nodeLocked(path, id), true
+}
+
+// nodeLocked is the cached node at slot id, whose path is p; c.mu is
+// held.
+func (c *Cache) nodeLocked(p string, id int32) Node {
+	return Node{Path: p, Data: c.nodes.data(id), Stat: c.nodes.stat(id)}
+}
+
+// namesLocked returns the sorted names of the children of slot id; c.mu
+// is held.
+func (c *Cache) namesLocked(id int32) []string {
+	var names []string
+	c.nodes.children(id, func(k int32) bool {
+		names = append(names, c.nodes.name(k))
+		return true
+	})
+	sort.Strings(names)
+	return names
 }
 
 // Children returns the sorted names of path's cached children; none if
@@ -394,16 +405,11 @@ func (c *Cache) Children(path string) []string {
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	e := c.nodes[path]
-	if e == nil || len(e.children) == 0 {
+	id := c.nodes.find(path)
+	if id == none {
 		return nil
 	}
-	names := make([]string, 0, len(e.children))
-	for k := range e.children {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
+	return c.namesLocked(id)
 }
 
 // Len returns how many nodes are cached, the root included.
@@ -413,7 +419,7 @@ func (c *Cache) Len() int {
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return len(c.nodes)
+	return c.nodes.len()
 }
 
 // Walk calls fn for path's cached node and every cached node below it,
@@ -426,23 +432,16 @@ func (c *Cache) Walk(path string, fn func(Node) bool) {
 	}
 	var all []Node
 	c.mu.RLock()
-	var visit func(p string)
-	visit = func(p string) {
-		e := c.nodes[p]
-		if e == nil {
-			return
-		}
-		all = append(all, Node{Path: p, Data: e.data, Stat: e.stat})
-		names := make([]string, 0, len(e.children))
-		for k := range e.children {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			visit(framework.JoinPath(p, k))
+	var visit func(p string, id int32)
+	visit = func(p string, id int32) {
+		all = append(all, c.nodeLocked(p, id))
+		for _, k := range c.namesLocked(id) {
+			visit(framework.JoinPath(p, k), c.nodes.child(id, k))
 		}
 	}
-	visit(path)
+	if id := c.nodes.find(path); id != none {
+		visit(path, id)
+	}
 	c.mu.RUnlock()
 	for _, n := range all {
 		if !fn(n) {

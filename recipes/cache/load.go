@@ -57,7 +57,7 @@ func (c *Cache) refresh(ctx context.Context, p string) error {
 	c.mu.RLock()
 	for top != c.path {
 		parent, _ := framework.SplitPath(top)
-		if c.nodes[parent] != nil {
+		if c.nodes.find(parent) != none {
 			break
 		}
 		top = parent
@@ -75,8 +75,7 @@ func (c *Cache) refresh(ctx context.Context, p string) error {
 		return err
 	}
 	c.mu.RLock()
-	e := c.nodes[p]
-	known := e != nil && r.stat != nil && r.stat.Czxid == e.stat.Czxid
+	known := c.knownLocked(p, r)
 	c.mu.RUnlock()
 	if known || r.stat == nil {
 		c.apply(p, r)
@@ -204,25 +203,48 @@ func (c *Cache) visit(ctx context.Context, p string, first *read) ([]string, err
 		}
 	}
 	kids := make([]string, 0, len(names))
-	keep := make(map[string]struct{}, len(names))
 	for _, n := range names {
 		k := framework.JoinPath(p, n)
 		if c.o.filter != nil && !c.o.filter(k) {
 			continue
 		}
-		keep[n] = struct{}{}
 		kids = append(kids, k)
 	}
 	c.mu.Lock()
-	if e := c.nodes[p]; e != nil {
-		for n := range e.children {
-			if _, ok := keep[n]; !ok {
-				c.removeLocked(framework.JoinPath(p, n))
-			}
-		}
-	}
+	c.dropOthersLocked(p, kids)
 	c.mu.Unlock()
 	return kids, nil
+}
+
+// dropOthersLocked removes the cached children of p whose paths are not
+// in kids (p's children as just listed); c.mu is held.
+func (c *Cache) dropOthersLocked(p string, kids []string) {
+	id := c.nodes.find(p)
+	if id == none || c.nodes.at(id).first == none {
+		return
+	}
+	keep := make(map[string]struct{}, len(kids))
+	for _, k := range kids {
+		keep[k] = struct{}{}
+	}
+	var gone []string
+	c.nodes.children(id, func(k int32) bool {
+		q := framework.JoinPath(p, c.nodes.name(k))
+		if _, ok := keep[q]; !ok {
+			gone = append(gone, q)
+		}
+		return true
+	})
+	for _, q := range gone {
+		c.removeLocked(q)
+	}
+}
+
+// knownLocked reports whether r is a read of the incarnation of p that
+// is cached; c.mu is held.
+func (c *Cache) knownLocked(p string, r read) bool {
+	id := c.nodes.find(p)
+	return id != none && r.stat != nil && r.stat.Czxid == c.nodes.at(id).czxid
 }
 
 // apply puts a read of p into the cache, with its event, and reports
@@ -237,73 +259,68 @@ func (c *Cache) apply(p string, r read) bool {
 	if c.state == closed {
 		return false
 	}
-	e := c.nodes[p]
+	s := c.nodes
+	id := s.find(p)
 	if r.stat == nil {
-		if e != nil {
+		if id != none {
 			c.removeLocked(p)
 		}
 		return false
 	}
-	if e != nil {
+	if id != none {
+		n := s.at(id)
 		switch {
-		case r.stat.Czxid < e.stat.Czxid:
+		case r.stat.Czxid < n.czxid:
 			return true
-		case r.stat.Czxid > e.stat.Czxid:
+		case r.stat.Czxid > n.czxid:
 			// Another incarnation: the old one and its subtree are gone.
 			c.removeLocked(p)
-			e = nil
-		case r.stat.Mzxid < e.stat.Mzxid:
+		case r.stat.Mzxid < n.mzxid:
 			return true
-		case r.stat.Mzxid > e.stat.Mzxid:
-			old := Node{Path: p, Data: e.data, Stat: e.stat}
-			e.data, e.stat = r.data, *r.stat
-			c.emitLocked(Event{Type: Changed, Path: p, Node: Node{Path: p, Data: e.data, Stat: e.stat}, Old: old, Err: r.err})
+		case r.stat.Mzxid > n.mzxid:
+			old := c.nodeLocked(p, id)
+			s.setData(id, r.data)
+			s.setStat(id, r.stat)
+			c.emitLocked(Event{Type: Changed, Path: p, Node: c.nodeLocked(p, id), Old: old, Err: r.err})
 			return true
 		default:
-			if r.stat.Pzxid >= e.stat.Pzxid {
-				e.stat = *r.stat
+			if r.stat.Pzxid >= n.pzxid {
+				s.setStat(id, r.stat)
 			}
 			return true
 		}
 	}
-	if p != c.path {
+	if p == c.path {
+		id = s.add(none, "", r.data, r.stat)
+	} else {
 		parent, name := framework.SplitPath(p)
-		pe := c.nodes[parent]
-		if pe == nil {
+		pid := s.find(parent)
+		if pid == none {
 			return false
 		}
-		if pe.children == nil {
-			pe.children = map[string]struct{}{}
-		}
-		pe.children[name] = struct{}{}
+		id = s.add(pid, name, r.data, r.stat)
 	}
-	e = &entry{data: r.data, stat: *r.stat}
-	c.nodes[p] = e
-	c.emitLocked(Event{Type: Created, Path: p, Node: Node{Path: p, Data: e.data, Stat: e.stat}, Err: r.err})
+	c.emitLocked(Event{Type: Created, Path: p, Node: c.nodeLocked(p, id), Err: r.err})
 	return true
 }
 
 // removeLocked removes p and its cached subtree, deepest first, each with
 // a Deleted event; c.mu is held.
 func (c *Cache) removeLocked(p string) {
-	e := c.nodes[p]
-	if e == nil {
-		return
+	if id := c.nodes.find(p); id != none {
+		c.removeTreeLocked(p, id)
+		c.nodes.compact()
 	}
-	for n := range e.children {
-		c.removeLocked(framework.JoinPath(p, n))
+}
+
+func (c *Cache) removeTreeLocked(p string, id int32) {
+	s := c.nodes
+	for k := s.at(id).first; k != none; k = s.at(id).first {
+		c.removeTreeLocked(framework.JoinPath(p, s.name(k)), k)
 	}
-	delete(c.nodes, p)
-	if p != c.path {
-		parent, name := framework.SplitPath(p)
-		if pe := c.nodes[parent]; pe != nil {
-			delete(pe.children, name)
-			if len(pe.children) == 0 {
-				pe.children = nil
-			}
-		}
-	}
-	c.emitLocked(Event{Type: Deleted, Path: p, Node: Node{Path: p, Data: e.data, Stat: e.stat}})
+	n := c.nodeLocked(p, id)
+	s.remove(id)
+	c.emitLocked(Event{Type: Deleted, Path: p, Node: n})
 }
 
 // unreadable reports a node the client may not read, and drops it from

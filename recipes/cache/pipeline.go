@@ -77,8 +77,7 @@ func (c *Cache) reread(p string, done chan struct{}) {
 		return
 	}
 	c.mu.RLock()
-	e := c.nodes[p]
-	known := e != nil && r.stat != nil && r.stat.Czxid == e.stat.Czxid
+	known := c.knownLocked(p, r)
 	c.mu.RUnlock()
 	if known || r.stat == nil {
 		c.apply(p, r)
