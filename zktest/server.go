@@ -126,6 +126,15 @@ func newServer(inst installation, o options, self peer, peers []peer) (*Server, 
 // server's is 1.
 func (s *Server) ID() int { return s.id }
 
+// Pid is the process id of the server's JVM, or 0 while it is not
+// running: a benchmark reads its CPU time from it.
+func (s *Server) Pid() int {
+	if p := s.proc.Load(); p != nil && !p.exited() {
+		return p.cmd.Process.Pid
+	}
+	return 0
+}
+
 // Addr is the server's client address, 127.0.0.1:port. It stays the same
 // across Stop, Kill and Restart.
 func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }

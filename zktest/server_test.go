@@ -4,7 +4,9 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -154,6 +156,10 @@ func TestServerStopRestartKill(t *testing.T) {
 	}
 	c.Close()
 
+	pid := srv.Pid()
+	if proc, err := os.FindProcess(pid); pid <= 0 || err != nil || proc.Signal(syscall.Signal(0)) != nil {
+		t.Fatalf("Pid() = %d: not a live process", pid)
+	}
 	for _, stop := range []struct {
 		name string
 		fn   func() error
@@ -167,6 +173,9 @@ func TestServerStopRestartKill(t *testing.T) {
 		if srv.Running() {
 			t.Fatalf("%s: still running", stop.name)
 		}
+		if got := srv.Pid(); got != 0 {
+			t.Fatalf("%s: Pid() = %d, want 0", stop.name, got)
+		}
 		if _, err := srv.FourLetterWord("ruok"); err == nil {
 			t.Fatalf("%s: server still answers", stop.name)
 		}
@@ -179,6 +188,10 @@ func TestServerStopRestartKill(t *testing.T) {
 			t.Fatalf("Restart after %s: %v", stop.name, err)
 		}
 		t.Logf("Restart after %s took %v", stop.name, time.Since(start))
+		if got := srv.Pid(); got <= 0 || got == pid {
+			t.Fatalf("after %s and Restart: Pid() = %d, want a new process (was %d)", stop.name, got, pid)
+		}
+		pid = srv.Pid()
 		c, _ := connect(t, []string{srv.Addr()})
 		if data, _, err := c.Get("/kept"); err != nil || string(data) != "data" {
 			t.Fatalf("after %s and Restart: Get = %q, %v", stop.name, data, err)

@@ -60,17 +60,23 @@ func runCacheLoads(ctx context.Context, f flags, srv *server, servers string, rt
 			logf("cache, RTT %v: round %d of %d", rtt, round+1, f.rounds)
 		}
 		for _, tree := range srv.cacheTrees {
-			loads := []func(context.Context, string, string) (bench.CacheLoadResult, error){bench.LoadOurCache}
+			loads := []func(context.Context, string, string, bench.CacheTree) (bench.CacheLoadResult, error){
+				bench.LoadOurCache, bench.LoadRawReads}
 			if curatorOK {
 				loads = append(loads, bench.LoadCuratorCache)
 			}
 			for _, load := range loads {
-				r, err := load(ctx, servers, tree.root)
+				cpu0 := bench.ProcessCPUOf(srv.pid())
+				r, err := load(ctx, servers, tree.root, tree.CacheTree)
+				if cpu1 := bench.ProcessCPUOf(srv.pid()); cpu0 >= 0 && cpu1 >= 0 && r.Nodes > 0 {
+					r.ServerCPUUsPerNode = float64((cpu1 - cpu0).Microseconds()) / float64(r.Nodes)
+				}
 				r.Tree, r.RTTMs = tree.Label(), ms(rtt)
 				if err != nil {
 					logf("cache %s, %s, RTT %v: FAILED: %v", r.Impl, r.Tree, rtt, firstLine(err.Error()))
 				} else {
-					logf("cache %s, %s, RTT %v: %d nodes in %.3f s, %.0f heap bytes per node", r.Impl, r.Tree, rtt, r.Nodes, r.Seconds, r.HeapPerNode)
+					logf("cache %s, %s, RTT %v: %d nodes in %.3f s, %.0f heap bytes per node, server CPU %.0f µs per node",
+						r.Impl, r.Tree, rtt, r.Nodes, r.Seconds, r.HeapPerNode, r.ServerCPUUsPerNode)
 				}
 				all = append(all, r)
 				if err := ctx.Err(); err != nil {
@@ -89,18 +95,19 @@ func printCache(w io.Writer, rep *bench.Report) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "# cache initial load: %d interleaved rounds, each row the round with the median time;\n", rep.Settings.Rounds)
-	fmt.Fprintln(w, "# time = Start until loaded (Curator: start() until the initialized event); heap/node = live heap after a GC with the cache loaded, less before")
+	fmt.Fprintln(w, "# time = Start until loaded (Curator: start() until the initialized event); heap/node = live heap after a GC with the cache loaded, less before;")
+	fmt.Fprintln(w, "# server CPU/node = the server JVM's CPU time during the load over the nodes; go-zookeeper raw = the same reads with nothing kept, the floor of a go-zookeeper cache")
 	for _, t := range rep.Cache {
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "## cache initial load, RTT %s (an exists takes %.3f ms)\n\n", rttLabel(t.RTTMs), t.MeasuredRTTMs)
-		cells := [][]string{{"tree", "impl", "nodes", "time s", "nodes/s", "heap bytes/node", "vs Curator time"}}
+		cells := [][]string{{"tree", "impl", "nodes", "time s", "nodes/s", "heap bytes/node", "server CPU µs/node", "vs Curator time"}}
 		for _, r := range t.Rows {
 			if r.Error != "" {
 				cells = append(cells, []string{r.Tree, r.Impl, "FAILED: " + firstLine(r.Error)})
 				continue
 			}
 			vs := "-"
-			if r.Impl == bench.ImplOurs {
+			if r.Impl == bench.ImplOurs || r.Impl == bench.ImplRaw {
 				for _, c := range t.Rows {
 					switch {
 					case c.Impl != bench.ImplCurator || c.Tree != r.Tree || c.Error != "" || r.Seconds <= 0:
@@ -113,8 +120,15 @@ func printCache(w io.Writer, rep *bench.Report) {
 					}
 				}
 			}
+			heap, cpu := "-", "-"
+			if r.Impl != bench.ImplRaw {
+				heap = fmt.Sprintf("%.0f", r.HeapPerNode)
+			}
+			if r.ServerCPUUsPerNode > 0 {
+				cpu = fmt.Sprintf("%.0f", r.ServerCPUUsPerNode)
+			}
 			cells = append(cells, []string{r.Tree, r.Impl, fmt.Sprint(r.Nodes), fmt.Sprintf("%.3f", r.Seconds),
-				fmt.Sprintf("%.0f", float64(r.Nodes)/max(r.Seconds, 1e-9)), fmt.Sprintf("%.0f", r.HeapPerNode), vs})
+				fmt.Sprintf("%.0f", float64(r.Nodes)/max(r.Seconds, 1e-9)), heap, cpu, vs})
 		}
 		for _, row := range cells {
 			fmt.Fprintln(w, strings.Join(row, " | "))

@@ -334,7 +334,9 @@ type server struct {
 	trace    *bench.OpTrace // nil: no request trace
 	// cacheTrees are the trees -cache loads, built once on the server.
 	cacheTrees []cacheTree
-	close      func()
+	// pid is the embedded server's process id (0: not known).
+	pid   func() int
+	close func()
 }
 
 // startServer returns the server of -zk, or launches an embedded server
@@ -344,7 +346,7 @@ type server struct {
 func startServer(f flags, logf func(string, ...any)) (*server, error) {
 	if f.zk != "" {
 		first, _, _ := strings.Cut(f.zk, ",")
-		return &server{addr: f.zk, first: first, describe: "external " + f.zk, close: func() {}}, nil
+		return &server{addr: f.zk, first: first, describe: "external " + f.zk, pid: func() int { return 0 }, close: func() {}}, nil
 	}
 	jvm := []string{"-XX:TieredStopAtLevel=4"}
 	if f.opWindow > 0 {
@@ -369,7 +371,7 @@ func startServer(f flags, logf func(string, ...any)) (*server, error) {
 	if isTmpfs(s.Dir()) {
 		fsType = "tmpfs"
 	}
-	srv := &server{addr: s.ConnectString(), first: s.Addr(),
+	srv := &server{addr: s.ConnectString(), first: s.Addr(), pid: s.Pid,
 		describe: fmt.Sprintf("embedded, data dir %s on %s, forceSync=%s, heap %d MiB", s.Dir(), fsType, sync, f.serverHeapMB),
 		close: func() {
 			if err := s.Close(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -199,7 +200,11 @@ type CacheLoadResult struct {
 	// live heap after a collection with the cache loaded, less before it
 	// (Go: runtime.MemStats.HeapAlloc; Java: MemoryMXBean heap used).
 	HeapPerNode float64 `json:"heap_bytes_per_node"`
-	Error       string  `json:"error,omitempty"`
+	// ServerCPUUsPerNode is the CPU time the ZooKeeper server's JVM used
+	// during the load, in microseconds per node (0: not known, as for a
+	// server the benchmark did not start).
+	ServerCPUUsPerNode float64 `json:"server_cpu_us_per_node,omitempty"`
+	Error              string  `json:"error,omitempty"`
 	// RoundsSeconds holds every round's time when the row is the median
 	// of several rounds.
 	RoundsSeconds []float64 `json:"rounds_seconds,omitempty"`
@@ -212,8 +217,9 @@ type CacheTable struct {
 	Rows          []CacheLoadResult `json:"rows"`
 }
 
-// LoadOurCache loads a cache of root through servers and measures it.
-func LoadOurCache(ctx context.Context, servers, root string) (CacheLoadResult, error) {
+// LoadOurCache loads a cache of root through servers and measures it
+// (t, the tree, only for the signature shared with LoadCuratorCache).
+func LoadOurCache(ctx context.Context, servers, root string, _ CacheTree) (CacheLoadResult, error) {
 	r := CacheLoadResult{Impl: ImplOurs}
 	c, err := Connect(ctx, servers)
 	if err != nil {
@@ -236,6 +242,102 @@ func LoadOurCache(ctx context.Context, servers, root string) (CacheLoadResult, e
 	runtime.KeepAlive(cc)
 	_ = cc.Close()
 	return r, nil
+}
+
+// LoadRawReads reads root's tree as a cache's load does, keeping nothing:
+// raw go-zookeeper, rawReadsInFlight reads in flight, a getData per node
+// and a getChildren where the node has children. Its time is the floor
+// of a load by any cache on go-zookeeper, on this machine, through this
+// proxy; HeapPerNode is not measured.
+func LoadRawReads(ctx context.Context, servers, root string, _ CacheTree) (CacheLoadResult, error) {
+	r := CacheLoadResult{Impl: ImplRaw}
+	conn, err := DialZK(ctx, servers)
+	if err != nil {
+		r.Error = err.Error()
+		return r, err
+	}
+	defer conn.Close()
+	t0 := time.Now()
+	r.Nodes, err = readTree(ctx, conn, root, rawReadsInFlight)
+	r.Seconds = time.Since(t0).Seconds()
+	if err != nil {
+		r.Error = err.Error()
+	}
+	return r, err
+}
+
+// rawReadsInFlight is LoadRawReads' bound, the cache's default.
+const rawReadsInFlight = 64
+
+// readTree reads every node below root (root included) with workers
+// goroutines and returns how many it read.
+func readTree(ctx context.Context, conn *zk.Conn, root string, workers int) (int, error) {
+	var (
+		mu    sync.Mutex
+		cond  = sync.NewCond(&mu)
+		queue = []string{root}
+		busy  int
+		read  int
+		first error
+		visit func(p string) ([]string, error)
+	)
+	visit = func(p string) ([]string, error) {
+		_, st, err := conn.Get(p)
+		if errors.Is(err, zk.ErrNoNode) {
+			return nil, nil
+		}
+		if err != nil || st.NumChildren == 0 {
+			return nil, err
+		}
+		names, _, err := conn.Children(p)
+		if errors.Is(err, zk.ErrNoNode) {
+			return nil, nil
+		}
+		kids := make([]string, len(names))
+		for i, n := range names {
+			kids[i] = framework.JoinPath(p, n)
+		}
+		return kids, err
+	}
+	work := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for {
+			for len(queue) == 0 && busy > 0 && first == nil {
+				cond.Wait()
+			}
+			if len(queue) == 0 || first != nil {
+				cond.Broadcast()
+				return
+			}
+			p := queue[len(queue)-1]
+			queue = queue[:len(queue)-1]
+			busy++
+			mu.Unlock()
+			kids, err := visit(p)
+			if err == nil {
+				err = ctx.Err()
+			}
+			mu.Lock()
+			busy--
+			read++
+			if err != nil && first == nil {
+				first = fmt.Errorf("read %s: %w", p, err)
+			}
+			queue = append(queue, kids...)
+			cond.Broadcast()
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	wg.Wait()
+	return read, first
 }
 
 // liveHeap is the heap in use after a full collection.
@@ -293,11 +395,14 @@ func MedianCacheLoads(rows []CacheLoadResult) []CacheLoadResult {
 	return out
 }
 
-// LoadCuratorCache loads a Curator CuratorCache of root through servers,
-// in WatchBench.java, and measures it.
-func LoadCuratorCache(ctx context.Context, servers, root string) (CacheLoadResult, error) {
+// LoadCuratorCache loads a Curator CuratorCache of root, a tree of t,
+// through servers, in WatchBench.java, and measures it. The JVM's heap
+// is 512 MiB, or 2 KiB per node for trees past 256,000 nodes (the
+// CuratorCache of a million nodes retains about 300 MB).
+func LoadCuratorCache(ctx context.Context, servers, root string, t CacheTree) (CacheLoadResult, error) {
 	r := CacheLoadResult{Impl: ImplCurator}
-	w, err := javabench.StartWatch(ctx, javabench.WatchConfig{ConnectString: servers, Path: root, Mode: javabench.WatchLoad})
+	w, err := javabench.StartWatch(ctx, javabench.WatchConfig{ConnectString: servers, Path: root, Mode: javabench.WatchLoad,
+		HeapMB: max(512, t.Nodes*2/1024)})
 	if err != nil {
 		r.Error = err.Error()
 		return r, err

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -37,8 +38,25 @@ func TestMedianCacheLoads(t *testing.T) {
 	}
 }
 
-// Our cache and Curator's load both tree shapes whole, and the tree is
-// deleted after.
+// A process's CPU time is read from /proc, and grows as it works; a pid
+// that is not a process reads as unknown.
+func TestProcessCPUOf(t *testing.T) {
+	before := ProcessCPUOf(os.Getpid())
+	for end := time.Now().Add(50 * time.Millisecond); time.Now().Before(end); {
+	}
+	after := ProcessCPUOf(os.Getpid())
+	if before < 0 || after <= before {
+		t.Fatalf("own CPU time %v, then %v after spinning: want it read and grown", before, after)
+	}
+	for _, pid := range []int{0, -1, 1 << 30} {
+		if got := ProcessCPUOf(pid); got != -1 {
+			t.Errorf("ProcessCPUOf(%d) = %v, want -1", pid, got)
+		}
+	}
+}
+
+// Our cache, the raw reads (the floor) and Curator's load both tree
+// shapes whole, and the tree is deleted after.
 func TestCacheLoads(t *testing.T) {
 	if err := CuratorReady(); err != nil {
 		t.Fatal(err)
@@ -50,8 +68,8 @@ func TestCacheLoads(t *testing.T) {
 		if err := BuildCacheTree(ctx, zkAddr, root, tree); err != nil {
 			t.Fatal(err)
 		}
-		for _, load := range []func(context.Context, string, string) (CacheLoadResult, error){LoadOurCache, LoadCuratorCache} {
-			r, err := load(ctx, zkAddr, root)
+		for _, load := range []func(context.Context, string, string, CacheTree) (CacheLoadResult, error){LoadOurCache, LoadRawReads, LoadCuratorCache} {
+			r, err := load(ctx, zkAddr, root, tree)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,6 +43,9 @@ type WatchConfig struct {
 	// Stderr receives the JVM's stderr if non-nil; otherwise its tail is
 	// included in errors.
 	Stderr io.Writer
+	// HeapMB is the JVM's maximum heap (-Xmx) in MiB; 0: 512, as the lock
+	// benchmark's.
+	HeapMB int
 }
 
 // Watcher is a running WatchBench.java: one Curator client subscribed to
@@ -72,7 +76,12 @@ func StartWatch(ctx context.Context, cfg WatchConfig) (*Watcher, error) {
 		return nil, errors.New("javabench: WatchConfig needs ConnectString and Path")
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	cmd, err := curatorjava.Command(ctx, sources, "javabench.WatchBench", benchJVMOptions, cfg.ConnectString, cfg.Path, cfg.Mode)
+	jvm := benchJVMOptions
+	if cfg.HeapMB > 0 {
+		jvm = append(slices.DeleteFunc(slices.Clone(jvm), func(o string) bool { return strings.HasPrefix(o, "-Xmx") }),
+			fmt.Sprintf("-Xmx%dm", cfg.HeapMB))
+	}
+	cmd, err := curatorjava.Command(ctx, sources, "javabench.WatchBench", jvm, cfg.ConnectString, cfg.Path, cfg.Mode)
 	if err != nil {
 		cancel()
 		return nil, err
