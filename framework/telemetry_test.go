@@ -2,186 +2,62 @@ package framework
 
 import (
 	"context"
-	"errors"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/gocurator/curator/connstate"
-	"github.com/gocurator/curator/internal/oteltest"
-	"github.com/gocurator/curator/retry"
-	"github.com/gocurator/curator/zktest"
 )
 
-// The client's metrics, read back with the SDK's in-memory reader: requests
-// by operation and result, a retry and a protected-create recovery across a
-// lost reply, state transitions, and a guaranteed delete pending while the
-// connection is cut; client spans only under a recording parent.
-func TestTelemetryClient(t *testing.T) {
-	srv := server(t)
-	ns := newNamespace(t)
-	tel := oteltest.New(t)
-	proxy := zktest.NewProxy(t, srv.Addr())
-	c := connect(t, proxy.Addr(), WithNamespace(ns),
-		WithMeterProvider(tel.Meters), WithTracerProvider(tel.Traces),
-		WithRetryPolicy(retry.NTimes(20, 100*time.Millisecond)),
-		WithSessionTimeout(10*time.Second))
-	direct := connectNS(t, ns)
-	ctx := testCtx(t)
-	states := record(c)
-	defer states.cancel()
-	op := func(name string) attribute.KeyValue { return attribute.String("curator.operation", name) }
-	res := func(name string) attribute.KeyValue { return attribute.String("curator.result", name) }
-	const requests = "curator.client.request.duration"
-	checkState(t, tel, "connected")
+// The client's metrics and spans are read back through OpenTelemetry's SDK
+// by the tests in the telemetrytests module (telemetrytests/framework:
+// TestTelemetryClient, TestTelemetryZeroAtConnect), so that the library's
+// go.mod does not require the SDK. Those go through the operations and
+// states the observability guide names; this holds the guide's lists to be
+// exactly the client's.
 
-	if _, err := c.Create(ctx, "/dir", nil); err != nil {
+// The observability guide's attribute table names exactly the operations
+// and the states the client records, in the client's order: the
+// telemetrytests check a zero series of each, and the connection-state
+// gauge's every state, from that table.
+func TestTelemetryNamesAreDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/observability.md")
+	if err != nil {
 		t.Fatal(err)
-	}
-	if _, err := c.Create(ctx, "/dir", nil); !errors.Is(err, zk.ErrNodeExists) {
-		t.Fatalf("second create: %v, want ErrNodeExists", err)
-	}
-	if _, _, err := c.Get(ctx, "/missing"); !errors.Is(err, zk.ErrNoNode) {
-		t.Fatalf("get of a missing node: %v, want ErrNoNode", err)
 	}
 	for _, tt := range []struct {
-		op, res string
-		want    uint64
-	}{{"create", "ok", 1}, {"create", "node_exists", 1}, {"get", "no_node", 1}, {"get", "ok", 0}} {
-		if got := tel.Count(t, requests, op(tt.op), res(tt.res)); got != tt.want {
-			t.Errorf("requests %s/%s = %d, want %d", tt.op, tt.res, got, tt.want)
+		attr string
+		want []string
+	}{
+		{"curator.operation", reqNames[:]},
+		{"curator.state", stateNames[connstate.Connected:]},
+	} {
+		if got := docValues(string(doc), tt.attr); !slices.Equal(got, tt.want) {
+			t.Errorf("docs/observability.md names the %s values %q, want the client's %q", tt.attr, got, tt.want)
 		}
-	}
-	if got := tel.Sum(t, "curator.client.state_transitions", attribute.String("curator.state", "connected")); got != 1 {
-		t.Errorf("transitions to connected = %d, want 1", got)
-	}
-
-	// A request without a recording span in its context makes none; one
-	// under a span is its child.
-	if n := len(tel.Spans.Ended()); n != 0 {
-		t.Fatalf("%d spans without a parent, want none", n)
-	}
-	pctx, parent := tel.Traces.Tracer("test").Start(ctx, "parent")
-	if _, err := c.Exists(pctx, "/dir"); err != nil {
-		t.Fatal(err)
-	}
-	parent.End()
-	spans := tel.Ended("curator.client.exists")
-	if len(spans) != 1 || spans[0].Parent().SpanID() != parent.SpanContext().SpanID() {
-		t.Fatalf("exists spans = %v, want one child of the parent span", spans)
-	}
-
-	// A lost reply: the protected create is retried and finds its node.
-	fired := proxy.LoseNextCreateReply()
-	if _, err := c.Create(ctx, "/dir/p-", nil, WithMode(EphemeralSequential), Protected()); err != nil {
-		t.Fatal(err)
-	}
-	waitClosed(t, fired, testTimeout, "lost-reply fault")
-	states.expect(t, testTimeout, connstate.Suspended, connstate.Reconnected)
-	if got := tel.Sum(t, "curator.client.protected_create.recoveries"); got != 1 {
-		t.Errorf("protected-create recoveries = %d, want 1", got)
-	}
-	if got := tel.Sum(t, "curator.client.retries", op("create")); got < 1 {
-		t.Errorf("create retries = %d, want at least 1", got)
-	}
-	for _, s := range []string{"suspended", "reconnected"} {
-		if got := tel.Sum(t, "curator.client.state_transitions", attribute.String("curator.state", s)); got != 1 {
-			t.Errorf("transitions to %s = %d, want 1", s, got)
-		}
-	}
-	checkState(t, tel, "reconnected")
-
-	// A guaranteed delete that fails while cut off is pending until the
-	// connection is back.
-	if _, err := c.Create(ctx, "/gone", nil); err != nil {
-		t.Fatal(err)
-	}
-	proxy.Cut()
-	states.expect(t, testTimeout, connstate.Suspended)
-	checkState(t, tel, "suspended")
-	dctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
-	err := c.Delete(dctx, "/gone", Guaranteed())
-	cancel()
-	if err == nil {
-		t.Fatal("delete while cut off succeeded")
-	}
-	const pending = "curator.client.guaranteed_deletes.pending"
-	if got := tel.Sum(t, pending); got != 1 {
-		t.Fatalf("pending guaranteed deletes = %d, want 1", got)
-	}
-	if got := tel.Count(t, requests, op("delete"), res("deadline")); got != 1 {
-		t.Errorf("requests delete/deadline = %d, want 1", got)
-	}
-	proxy.Restore()
-	states.expect(t, testTimeout, connstate.Reconnected)
-	deadline := time.Now().Add(testTimeout)
-	for tel.Sum(t, pending) != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the guaranteed delete is still pending")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if st, err := direct.Exists(ctx, "/gone"); err != nil || st != nil {
-		t.Fatalf("after the guaranteed delete: exists = %v, %v; want gone", st, err)
 	}
 }
 
-// A healthy client's counters exist at 0 from Connect, before anything
-// happened to count: without this, the dashboard's retries, expirations,
-// recoveries and pending-deletes panels showed "No data" on a healthy
-// process, and increase() missed each counter's first increment.
-func TestTelemetryZeroAtConnect(t *testing.T) {
-	srv := server(t)
-	tel := oteltest.New(t)
-	connect(t, srv.Addr(), WithNamespace(newNamespace(t)), WithMeterProvider(tel.Meters))
+var backticked = regexp.MustCompile("`([^`]+)`")
 
-	type series struct {
-		name  string
-		attrs []attribute.KeyValue
-	}
-	var want []series
-	for _, o := range reqNames {
-		want = append(want, series{"curator.client.retries", []attribute.KeyValue{attribute.String("curator.operation", o)}})
-	}
-	for _, s := range []string{"suspended", "reconnected", "lost", "read_only"} {
-		want = append(want, series{"curator.client.state_transitions", []attribute.KeyValue{attribute.String("curator.state", s)}})
-	}
-	for _, src := range []string{"client", "server"} {
-		want = append(want, series{"curator.client.session_expirations", []attribute.KeyValue{attribute.String("curator.expiry.source", src)}})
-	}
-	want = append(want,
-		series{"curator.client.protected_create.recoveries", nil},
-		series{"curator.client.guaranteed_deletes.pending", nil})
-	for _, w := range want {
-		if !tel.Has(t, w.name, w.attrs...) {
-			t.Errorf("%s%v: no series after Connect, want one at 0", w.name, w.attrs)
-		} else if got := tel.Sum(t, w.name, w.attrs...); got != 0 {
-			t.Errorf("%s%v = %d after Connect, want 0", w.name, w.attrs, got)
+// docValues returns the backticked values in the values cell of the row of
+// attr in the guide's attribute table.
+func docValues(doc, attr string) []string {
+	for _, line := range strings.Split(doc, "\n") {
+		if cells := strings.Split(line, "|"); len(cells) >= 4 && strings.HasPrefix(line, "| `"+attr+"` |") {
+			var vals []string
+			for _, m := range backticked.FindAllStringSubmatch(cells[3], -1) {
+				vals = append(vals, m[1])
+			}
+			return vals
 		}
 	}
-	checkState(t, tel, "connected")
-	if v, ok := tel.ScopeVersion(t, ScopeName); !ok || v == "" {
-		t.Errorf("scope %s: version %q (recorded: %v), want the module's", ScopeName, v, ok)
-	}
-}
-
-// checkState fails t unless the connection-state gauge reports want: 1 for
-// it, 0 for every other state.
-func checkState(t *testing.T, tel *oteltest.Telemetry, want string) {
-	t.Helper()
-	for _, s := range stateNames[connstate.Connected:] {
-		v, ok := tel.GaugeValue(t, "curator.client.connection.state", attribute.String("curator.state", s))
-		wantV := 0.0
-		if s == want {
-			wantV = 1
-		}
-		if !ok || v != wantV {
-			t.Errorf("connection state %s = %v (reported: %v), want %v", s, v, ok, wantV)
-		}
-	}
+	return nil
 }
 
 // BenchmarkTelemetryRequestOverhead measures what do adds to a request

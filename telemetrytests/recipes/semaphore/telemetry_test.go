@@ -7,9 +7,9 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/oteltest"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/semaphore"
+	"github.com/gocurator/curator/telemetrytests/internal/oteltest"
 )
 
 // WithTelemetryName: the metrics of a semaphore (either layout) and of a

@@ -1,6 +1,8 @@
 // Package oteltest reads back, in tests, what the instrumented packages
 // record: OpenTelemetry's SDK with its in-memory metric reader and span
-// recorder. Only tests import it (the library depends on the API alone).
+// recorder. It lives in the telemetrytests module, with the tests that
+// import it, so that the library's go.mod requires the OpenTelemetry API
+// alone and its users never inherit the SDK.
 package oteltest
 
 import (

@@ -12,9 +12,9 @@ import (
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/oteltest"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/locking"
+	"github.com/gocurator/curator/telemetrytests/internal/oteltest"
 	"github.com/gocurator/curator/zktest"
 )
 
@@ -74,8 +74,6 @@ func testTelemetryZero(t *testing.T, addr string) {
 		t.Errorf("scope %s: version %q (recorded: %v), want the module's", locking.ScopeName, v, ok)
 	}
 }
-
-var mutexDriver = locking.StandardDriver{LockName: "lock-"}
 
 // A contended run: the metrics add up to the acquisitions made, and every
 // acquire has a span with its events and fencing token.

@@ -6,9 +6,9 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/oteltest"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/rwlock"
+	"github.com/gocurator/curator/telemetrytests/internal/oteltest"
 )
 
 // WithTelemetryName: the metrics of both locks carry the given name, not
