@@ -72,6 +72,9 @@ func runCacheLoads(ctx context.Context, f flags, srv *server, servers string, rt
 					r.ServerCPUUsPerNode = float64((cpu1 - cpu0).Microseconds()) / float64(r.Nodes)
 				}
 				r.Tree, r.RTTMs = tree.Label(), ms(rtt)
+				if r.Note != "" {
+					logf("cache %s, %s, RTT %v: %d of %d nodes; its log: %s", r.Impl, r.Tree, rtt, r.Nodes, tree.Nodes+1, r.Note)
+				}
 				if err != nil {
 					logf("cache %s, %s, RTT %v: FAILED: %v", r.Impl, r.Tree, rtt, firstLine(err.Error()))
 				} else {
@@ -132,6 +135,11 @@ func printCache(w io.Writer, rep *bench.Report) {
 		}
 		for _, row := range cells {
 			fmt.Fprintln(w, strings.Join(row, " | "))
+		}
+		for _, r := range t.Rows {
+			if r.Note != "" {
+				fmt.Fprintf(w, "\n%s, %s: %d nodes; its log: %s\n", r.Impl, r.Tree, r.Nodes, r.Note)
+			}
 		}
 	}
 }

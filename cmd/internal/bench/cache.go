@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -204,7 +205,10 @@ type CacheLoadResult struct {
 	// during the load, in microseconds per node (0: not known, as for a
 	// server the benchmark did not start).
 	ServerCPUUsPerNode float64 `json:"server_cpu_us_per_node,omitempty"`
-	Error              string  `json:"error,omitempty"`
+	// Note is what the client logged as a problem when it loaded fewer
+	// nodes than the tree has.
+	Note  string `json:"note,omitempty"`
+	Error string `json:"error,omitempty"`
 	// RoundsSeconds holds every round's time when the row is the median
 	// of several rounds.
 	RoundsSeconds []float64 `json:"rounds_seconds,omitempty"`
@@ -415,5 +419,23 @@ func LoadCuratorCache(ctx context.Context, servers, root string, t CacheTree) (C
 	}
 	r.Seconds, r.Nodes = d.Seconds(), n
 	r.HeapPerNode = float64(heap) / float64(max(n, 1))
+	if n < t.Nodes+1 {
+		r.Note = logProblems(w.Log(), 3)
+	}
 	return r, nil
+}
+
+// logProblems returns the first n distinct WARN and ERROR lines of a
+// JVM's log (slf4j-simple's format), joined by " | ".
+func logProblems(log string, n int) string {
+	var out []string
+	for _, line := range strings.Split(log, "\n") {
+		if len(out) == n {
+			break
+		}
+		if (strings.Contains(line, " WARN ") || strings.Contains(line, " ERROR ")) && !slices.Contains(out, line) {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
+	return strings.Join(out, " | ")
 }

@@ -226,6 +226,10 @@ func (w *Watcher) await(ctx context.Context, prefix string, timeout time.Duratio
 	}
 }
 
+// Log is the tail of what the JVM wrote to its stderr (Curator's and
+// ZooKeeper's log) so far: empty when WatchConfig.Stderr took it.
+func (w *Watcher) Log() string { return w.stderr.String() }
+
 func (w *Watcher) exitError(err error) error {
 	return fmt.Errorf("javabench: watch %s: %w\nstderr:\n%s", w.cfg.Mode, err, w.stderr.String())
 }
