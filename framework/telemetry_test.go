@@ -9,9 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/internal/telemetry"
 )
 
 // The client's metrics and spans are read back through OpenTelemetry's SDK
@@ -41,6 +45,54 @@ func TestTelemetryNamesAreDocumented(t *testing.T) {
 			t.Errorf("docs/observability.md names the %s values %q, want the client's %q", tt.attr, got, tt.want)
 		}
 	}
+}
+
+// The client's meter and tracer carry the library's version as their
+// instrumentation scope's. Checked here, where the library is the main
+// module ("(devel)"): a test binary of another module (telemetrytests)
+// carries no version of its dependencies to report.
+func TestTelemetryScopeVersion(t *testing.T) {
+	scopes := &scopeRecorder{meters: map[string]string{}, tracers: map[string]string{}}
+	ct := newClientTelemetry(&options{meterProvider: scopeMeters{r: scopes}, tracerProvider: scopeTracers{r: scopes}})
+	defer ct.close()
+	want := telemetry.Version()
+	if want == "" {
+		t.Fatal("the library's version is empty in its own tests")
+	}
+	for kind, got := range map[string]map[string]string{"meter": scopes.meters, "tracer": scopes.tracers} {
+		if v, ok := got[ScopeName]; !ok || v != want {
+			t.Errorf("%s scope %s: version %q (made: %v), want %q", kind, ScopeName, v, ok, want)
+		}
+	}
+}
+
+// scopeRecorder records the instrumentation scopes, name and version, of
+// the meters and tracers asked of scopeMeters and scopeTracers.
+type scopeRecorder struct {
+	meters, tracers map[string]string
+}
+
+type scopeMeters struct {
+	metricnoop.MeterProvider
+	r *scopeRecorder
+}
+
+type scopeTracers struct {
+	tracenoop.TracerProvider
+	r *scopeRecorder
+}
+
+// Meter records name's version and returns a meter that records nothing.
+func (p scopeMeters) Meter(name string, opts ...metric.MeterOption) metric.Meter {
+	p.r.meters[name] = metric.NewMeterConfig(opts...).InstrumentationVersion()
+	return metricnoop.NewMeterProvider().Meter(name, opts...)
+}
+
+// Tracer records name's version and returns a tracer that records nothing.
+func (p scopeTracers) Tracer(name string, opts ...trace.TracerOption) trace.Tracer {
+	cfg := trace.NewTracerConfig(opts...)
+	p.r.tracers[name] = cfg.InstrumentationVersion()
+	return tracenoop.NewTracerProvider().Tracer(name, opts...)
 }
 
 var backticked = regexp.MustCompile("`([^`]+)`")
