@@ -1,7 +1,8 @@
 # gocurator: make test | make demo | make bench | make lint
 GO        ?= go
-# The modules go.work joins: the library (.), the tools (./cmd) and the
-# examples with heavy dependencies (./examples/observability); see
+# The modules go.work joins: the library (.), the tools (./cmd), the
+# examples with heavy dependencies (./examples/observability) and the tests
+# that need OpenTelemetry's SDK (./telemetrytests); see
 # docs/getting-started.md, "Modules". In workspace mode ./... stops at a
 # nested module, so PKGS names every module's tree.
 MODULES   := $(patsubst $(CURDIR)%,.%,$(shell $(GO) list -m -f '{{.Dir}}'))

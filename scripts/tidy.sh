@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs go mod tidy in every module of the repository: the library (the root)
 # and the modules go.work joins to it (the tools in cmd/, the heavy
-# examples). With --check it changes nothing and fails, printing the diff,
+# examples, the tests that need OpenTelemetry's SDK in telemetrytests/). With --check it changes nothing and fails, printing the diff,
 # if a go.mod or go.sum is not tidy (CI runs this: the library's go.mod is
 # what its users inherit).
 #
