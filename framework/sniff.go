@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"bufio"
 	"encoding/binary"
 	"io"
 	"net"
@@ -349,6 +350,12 @@ type wireConn struct {
 	sentMu sync.Mutex
 	sent   []sentRequest
 
+	// in buffers the socket's reads: go-zookeeper reads a reply's length
+	// and body apart, and this reads its xid ahead, so that unbuffered a
+	// reply took three system calls; pipelined replies now come in one.
+	// Made at the first read (reads happen on one goroutine at a time).
+	in *bufio.Reader
+
 	// reply reassembly
 	lenBuf  [4]byte
 	lenN    int
@@ -621,14 +628,14 @@ func (c *wireConn) read(p []byte) (int, error) {
 		} else if c.lenN > 0 && len(p) > 4-c.lenN {
 			p = p[:4-c.lenN]
 		}
-		return c.Conn.Read(p)
+		return c.source().Read(p)
 	}
 	if c.replies == 0 {
 		// The connect response: its length first.
 		if len(p) > 4 {
 			p = p[:4]
 		}
-		return c.Conn.Read(p)
+		return c.source().Read(p)
 	}
 	c.pend = c.pend[:0]
 	var (
@@ -636,7 +643,7 @@ func (c *wireConn) read(p []byte) (int, error) {
 		have int // bytes of hdr read: a frame shorter than an xid leaves the next one's
 	)
 	for {
-		k, err := readFull(c.Conn, hdr[have:])
+		k, err := readFull(c.source(), hdr[have:])
 		have += k
 		if err != nil {
 			if have == 0 && len(c.pend) == 0 {
@@ -660,7 +667,7 @@ func (c *wireConn) read(p []byte) (int, error) {
 		if (isOwnXid(xid) || xid == notificationXid) && n <= maxInspected {
 			payload := make([]byte, n)
 			copy(payload, hdr[4:8])
-			if k, err := readFull(c.Conn, payload[4:]); err != nil {
+			if k, err := readFull(c.source(), payload[4:]); err != nil {
 				c.pend = append(append(c.pend, hdr[0:4]...), payload[:4+k]...)
 				break
 			}
@@ -684,6 +691,14 @@ func (c *wireConn) read(p []byte) (int, error) {
 
 // readFull is io.ReadFull that gives up on a read of nothing (which a
 // net.Conn never returns, but a test's scripted one does at its end).
+// source is what the connection's bytes are read from.
+func (c *wireConn) source() *bufio.Reader {
+	if c.in == nil {
+		c.in = bufio.NewReaderSize(c.Conn, 32<<10)
+	}
+	return c.in
+}
+
 func readFull(r io.Reader, b []byte) (int, error) {
 	n := 0
 	for n < len(b) {
