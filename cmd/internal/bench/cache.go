@@ -426,15 +426,27 @@ func LoadCuratorCache(ctx context.Context, servers, root string, t CacheTree) (C
 }
 
 // logProblems returns the first n distinct WARN and ERROR lines of a
-// JVM's log (slf4j-simple's format), joined by " | ".
+// JVM's log (slf4j-simple's format), each with the exception line after
+// it if there is one, without their times, joined by " | ".
 func logProblems(log string, n int) string {
+	lines := strings.Split(log, "\n")
 	var out []string
-	for _, line := range strings.Split(log, "\n") {
+	for i, line := range lines {
 		if len(out) == n {
 			break
 		}
-		if (strings.Contains(line, " WARN ") || strings.Contains(line, " ERROR ")) && !slices.Contains(out, line) {
-			out = append(out, strings.TrimSpace(line))
+		if !strings.Contains(line, " WARN ") && !strings.Contains(line, " ERROR ") {
+			continue
+		}
+		// "12:00:00.000 [thread] LEVEL logger - message": the time goes.
+		_, msg, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if i+1 < len(lines) {
+			if next := strings.TrimSpace(lines[i+1]); next != "" && !strings.HasPrefix(next, "at ") && (next[0] < '0' || next[0] > '9') {
+				msg += ": " + next
+			}
+		}
+		if !slices.Contains(out, msg) {
+			out = append(out, msg)
 		}
 	}
 	return strings.Join(out, " | ")

@@ -90,3 +90,23 @@ func TestRunWatchOurCache(t *testing.T) {
 		t.Fatalf("cache: %d watched paths, want 1", r.WatchedPaths)
 	}
 }
+
+func TestLogProblems(t *testing.T) {
+	log := `12:00:00.001 [main] INFO org.x.Y - started
+12:00:01.000 [main-EventThread] ERROR org.apache.curator.framework.recipes.cache.CuratorCacheImpl - CuratorCache error
+org.apache.zookeeper.KeeperException$ConnectionLossException: KeeperErrorCode = ConnectionLoss for /a
+	at org.apache.zookeeper.KeeperException.create(KeeperException.java:102)
+12:00:01.002 [main-EventThread] ERROR org.apache.curator.framework.recipes.cache.CuratorCacheImpl - CuratorCache error
+org.apache.zookeeper.KeeperException$ConnectionLossException: KeeperErrorCode = ConnectionLoss for /a
+12:00:02.000 [main] WARN org.x.Z - slow
+12:00:03.000 [main] ERROR org.x.Z - third
+`
+	want := "[main-EventThread] ERROR org.apache.curator.framework.recipes.cache.CuratorCacheImpl - CuratorCache error: " +
+		"org.apache.zookeeper.KeeperException$ConnectionLossException: KeeperErrorCode = ConnectionLoss for /a | [main] WARN org.x.Z - slow"
+	if got := logProblems(log, 2); got != want {
+		t.Fatalf("logProblems:\n got %s\nwant %s", got, want)
+	}
+	if got := logProblems("12:00:00.001 [main] INFO started\n", 3); got != "" {
+		t.Fatalf("logProblems of a clean log = %q", got)
+	}
+}
