@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -125,6 +127,34 @@ func Connect(ctx context.Context, connectString string, opts ...Option) (*Client
 	if err != nil {
 		return nil, err
 	}
+	return connectOptions(ctx, connectString, servers, chroot, o)
+}
+
+// NewSession connects another client like c, with a session of its own:
+// the same servers (as c dials them now), chroot, namespace (a view's
+// own), options and credentials. It blocks as Connect does; the caller
+// closes the client. A recipe uses it to spread a burst of reads over
+// several sessions, each of which the server serves in order.
+func (c *Client) NewSession(ctx context.Context) (*Client, error) {
+	if c == nil {
+		return nil, ErrNilClient
+	}
+	if ctx == nil {
+		return nil, invalid("nil context")
+	}
+	if c.ctx.Err() != nil {
+		return nil, fmt.Errorf("curator: new session: %w", ErrClosed)
+	}
+	c.mu.Lock()
+	servers := slices.Clone(c.servers)
+	c.mu.Unlock()
+	o := c.opts
+	o.namespace = c.namespace
+	return connectOptions(ctx, strings.Join(servers, ",")+c.chroot, servers, c.chroot, o)
+}
+
+// connectOptions is Connect once the options and the connect string are read.
+func connectOptions(ctx context.Context, connectString string, servers []string, chroot string, o options) (*Client, error) {
 	for _, a := range o.auth {
 		// A server closes the connection on a request over its
 		// jute.maxbuffer, so credentials over it could never be added.

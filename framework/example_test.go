@@ -136,3 +136,32 @@ func ExampleClient_Delete() {
 	fmt.Println("exists:", stat != nil, err)
 	// Output: exists: false <nil>
 }
+
+func ExampleClient_NewSession() {
+	ctx := context.Background()
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-new-session"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Create(ctx, "/config", []byte("v1"), framework.CreatingParentContainers()); err != nil {
+		log.Fatal(err)
+	}
+
+	// The server answers one session's requests in order: a burst of
+	// reads spread over a second session is served alongside.
+	s, err := c.NewSession(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	data, _, err := s.Get(ctx, "/config") // the same namespace
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s, another session: %v\n", data, s.SessionID() != c.SessionID())
+	if err := c.Delete(ctx, "/config"); err != nil {
+		log.Fatal(err)
+	}
+	// Output: v1, another session: true
+}
