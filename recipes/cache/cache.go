@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
@@ -46,6 +47,9 @@ type Cache struct {
 	inflight map[string]chan struct{}
 	reloads  map[string]struct{}
 	reload   chan struct{} // buffered: reloads has something
+	// loadSessionsUsed is how many sessions the last load of more than
+	// one node read over (for tests).
+	loadSessionsUsed atomic.Int32
 
 	mu        sync.RWMutex
 	state     int

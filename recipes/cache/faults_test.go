@@ -109,7 +109,8 @@ func TestConvergesUnderFaults(t *testing.T) {
 	for _, mode := range []struct {
 		name string
 		opts []cache.Option
-	}{{"persistent", nil}, {"one-shot", []cache.Option{cache.OneShotWatches()}}} {
+	}{{"persistent", nil}, {"one-shot", []cache.Option{cache.OneShotWatches()}},
+		{"load-sessions", []cache.Option{cache.WithLoadSessions(3)}}} {
 		t.Run(mode.name, func(t *testing.T) {
 			t.Parallel()
 			ns := testkit.Unique(t)
@@ -175,6 +176,14 @@ func TestConvergesAcrossLeaderChange(t *testing.T) {
 	if err := ch.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// A cache whose loads read over three sessions, which may be served
+	// by other servers than its watch's.
+	c3 := testkit.Connect(t, ens.ConnectString(), ns)
+	ch3 := cache.New(c3, "/t", cache.WithLoadSessions(3))
+	t.Cleanup(func() { _ = ch3.Close() })
+	if err := ch3.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
 	for round := 0; round < *longConvergence; round++ {
 		leader, err := ens.Leader()
 		if err != nil {
@@ -192,5 +201,6 @@ func TestConvergesAcrossLeaderChange(t *testing.T) {
 		}
 		churn(ctx, []*framework.Client{w}, "/t", 30, int64(round)+7)
 		converged(t, ctx, ch, c, "/t", -1)
+		converged(t, ctx, ch3, c3, "/t", -1)
 	}
 }

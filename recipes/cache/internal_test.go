@@ -96,3 +96,36 @@ func TestOutOfTreeEventResyncs(t *testing.T) {
 		t.Fatalf("out-of-tree node cached (Len %d)", ch.Len())
 	}
 }
+
+// WithLoadSessions reads a load over that many sessions; the default,
+// the client's alone.
+func TestLoadUsesItsSessions(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace(fmt.Sprintf("loadsessions%d", time.Now().UnixNano())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := range 5 {
+		if _, err := c.Create(ctx, fmt.Sprintf("/r/%d", i), nil, framework.CreatingParents()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		opts []Option
+		want int32
+	}{{nil, 1}, {[]Option{WithLoadSessions(3)}, 3}} {
+		ch := New(c, "/r", tc.opts...)
+		if err := ch.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := ch.loadSessionsUsed.Load(); got != tc.want || ch.Len() != 6 {
+			t.Errorf("%d options: loaded %d nodes over %d sessions, want 6 over %d", len(tc.opts), ch.Len(), got, tc.want)
+		}
+		_ = ch.Close()
+	}
+	if err := c.Delete(ctx, "/r", framework.DeletingChildren()); err != nil {
+		t.Fatal(err)
+	}
+}

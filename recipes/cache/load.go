@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/gocurator/curator/framework"
 )
@@ -23,12 +25,12 @@ type read struct {
 // readNode reads p: getData, or exists with StatsOnly. Data is read as
 // stored and decoded here (c.codec), so that a node whose data does not
 // decode is still cached, with ErrNotCompressed on its event.
-func (c *Cache) readNode(ctx context.Context, p string) (read, error) {
+func (c *Cache) readNode(ctx context.Context, cl *framework.Client, p string) (read, error) {
 	if c.o.statsOnly {
-		st, err := c.c.Exists(ctx, p)
+		st, err := cl.Exists(ctx, p)
 		return read{stat: st}, err
 	}
-	data, st, err := c.c.Get(ctx, p, framework.Uncompressed())
+	data, st, err := cl.Get(ctx, p, framework.Uncompressed())
 	if errors.Is(err, zk.ErrNoNode) {
 		return read{}, nil
 	}
@@ -66,7 +68,7 @@ func (c *Cache) refresh(ctx context.Context, p string) error {
 	if top != p {
 		return c.load(ctx, top)
 	}
-	r, err := c.readNode(ctx, p)
+	r, err := c.readNode(ctx, c.c, p)
 	if errors.Is(err, zk.ErrNoAuth) {
 		c.unreadable(p, err)
 		return nil
@@ -95,11 +97,22 @@ func (c *Cache) load(ctx context.Context, p string) error { return c.loadFrom(ct
 // and queueing them. A parent is applied before its children are
 // queued, so listeners hear of parents first.
 func (c *Cache) loadFrom(ctx context.Context, p string, first *read) error {
-	kids, err := c.visit(ctx, p, first)
+	kids, err := c.visit(ctx, c.c, p, first)
 	if err != nil || len(kids) == 0 {
 		return err
 	}
-	l := &loader{c: c, ctx: ctx, queue: kids}
+	clients := []*framework.Client{c.c}
+	if c.o.loadSessions > 1 && p == c.path {
+		more := c.openLoadSessions(ctx)
+		defer func() {
+			for _, m := range more {
+				_ = m.Close()
+			}
+		}()
+		clients = append(clients, more...)
+	}
+	c.loadSessionsUsed.Store(int32(len(clients)))
+	l := &loader{c: c, ctx: ctx, queue: kids, clients: clients}
 	l.cond = sync.NewCond(&l.mu)
 	l.mu.Lock()
 	l.grow()
@@ -112,8 +125,9 @@ func (c *Cache) loadFrom(ctx context.Context, p string, first *read) error {
 }
 
 type loader struct {
-	c   *Cache
-	ctx context.Context
+	c       *Cache
+	ctx     context.Context
+	clients []*framework.Client // the sessions the workers read over, in turn
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -126,13 +140,14 @@ type loader struct {
 
 // grow starts workers up to the bound and the work queued; l.mu held.
 func (l *loader) grow() {
-	for l.workers < l.c.o.readsInFlight && l.workers-l.active < len(l.queue)-l.head {
+	for l.workers < l.c.o.readsInFlight*len(l.clients) && l.workers-l.active < len(l.queue)-l.head {
+		cl := l.clients[l.workers%len(l.clients)]
 		l.workers++
-		go l.work()
+		go l.work(cl)
 	}
 }
 
-func (l *loader) work() {
+func (l *loader) work(cl *framework.Client) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	defer l.cond.Broadcast()
@@ -152,7 +167,7 @@ func (l *loader) work() {
 		}
 		l.active++
 		l.mu.Unlock()
-		kids, err := l.c.visit(l.ctx, p, nil)
+		kids, err := l.c.visit(l.ctx, cl, p, nil)
 		l.mu.Lock()
 		l.active--
 		if err != nil && l.err == nil {
@@ -164,15 +179,42 @@ func (l *loader) work() {
 	}
 }
 
-// visit reads p (unless first is its read), applies it, and returns the
-// paths of its children to visit next.
-func (c *Cache) visit(ctx context.Context, p string, first *read) ([]string, error) {
+// openLoadSessions opens the load's sessions besides the client's, each
+// synced with the server (so that it reads no older state than the
+// cache's watch was set on), in parallel. A session that cannot be
+// opened is left out.
+func (c *Cache) openLoadSessions(ctx context.Context) []*framework.Client {
+	more := make([]*framework.Client, c.o.loadSessions-1)
+	var g errgroup.Group
+	for i := range more {
+		g.Go(func() error {
+			s, err := c.c.NewSession(ctx)
+			if err == nil {
+				if err = s.Sync(ctx, c.path); err != nil {
+					_ = s.Close()
+				}
+			}
+			if err != nil {
+				c.log.Warn("load session not opened: loading over fewer", zap.Error(err))
+				return nil
+			}
+			more[i] = s
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return slices.DeleteFunc(more, func(s *framework.Client) bool { return s == nil })
+}
+
+// visit reads p over cl (unless first is its read), applies it, and
+// returns the paths of its children to visit next.
+func (c *Cache) visit(ctx context.Context, cl *framework.Client, p string, first *read) ([]string, error) {
 	var r read
 	if first != nil {
 		r = *first
 	} else {
 		var err error
-		r, err = c.readNode(ctx, p)
+		r, err = c.readNode(ctx, cl, p)
 		if errors.Is(err, zk.ErrNoAuth) {
 			c.unreadable(p, err)
 			return nil, nil
@@ -190,7 +232,7 @@ func (c *Cache) visit(ctx context.Context, p string, first *read) ([]string, err
 	var names []string
 	if r.stat.NumChildren > 0 {
 		var err error
-		names, _, err = c.c.Children(ctx, p)
+		names, _, err = cl.Children(ctx, p)
 		switch {
 		case errors.Is(err, zk.ErrNoNode):
 			c.apply(p, read{})

@@ -64,7 +64,7 @@ func (c *Cache) reread(p string, done chan struct{}) {
 		c.readMu.RUnlock()
 		<-c.slots
 	}()
-	r, err := c.readNode(c.life, p)
+	r, err := c.readNode(c.life, c.c, p)
 	if errors.Is(err, zk.ErrNoAuth) {
 		c.unreadable(p, err)
 		return
