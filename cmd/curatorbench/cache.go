@@ -62,6 +62,9 @@ func runCacheLoads(ctx context.Context, f flags, srv *server, servers string, rt
 		for _, tree := range srv.cacheTrees {
 			loads := []func(context.Context, string, string, bench.CacheTree) (bench.CacheLoadResult, error){
 				bench.LoadOurCache, bench.LoadRawReads}
+			if f.cacheSess > 1 {
+				loads = append(loads, bench.LoadOurCacheOver(f.cacheSess))
+			}
 			if curatorOK {
 				loads = append(loads, bench.LoadCuratorCache)
 			}
@@ -110,7 +113,7 @@ func printCache(w io.Writer, rep *bench.Report) {
 				continue
 			}
 			vs := "-"
-			if r.Impl == bench.ImplOurs || r.Impl == bench.ImplRaw {
+			if r.Impl != bench.ImplCurator {
 				for _, c := range t.Rows {
 					switch {
 					case c.Impl != bench.ImplCurator || c.Tree != r.Tree || c.Error != "" || r.Seconds <= 0:

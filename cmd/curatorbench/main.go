@@ -50,6 +50,7 @@ type flags struct {
 	watchWriters int
 	cache        bool
 	cacheTrees   []bench.CacheTree
+	cacheSess    int
 	disc         discoveryFlags
 	atomic       atomicFlags
 	cpuProfile   string
@@ -94,6 +95,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.IntVar(&f.watchWriters, "watch-writers", 64, "watch: goroutines making the burst's writes, on one session")
 	fs.BoolVar(&f.cache, "cache", false, "run the cache load rows instead of the workloads: initial load of -cache-trees by our cache and Curator's CuratorCache, at every -rtt, -rounds interleaved rounds")
 	fs.StringVar(&cacheTrees, "cache-trees", "10k,100k,200k:flat", "cache: trees to load, comma list of node counts (mixed depth 1-3), :flat for children of one parent")
+	fs.IntVar(&f.cacheSess, "cache-sessions", 4, "cache: also load with cache.WithLoadSessions(n), a row of its own (1: no such row)")
 	f.disc.define(fs)
 	f.atomic.define(fs)
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of this process to this file")

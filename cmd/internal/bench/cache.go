@@ -224,7 +224,19 @@ type CacheTable struct {
 // LoadOurCache loads a cache of root through servers and measures it
 // (t, the tree, only for the signature shared with LoadCuratorCache).
 func LoadOurCache(ctx context.Context, servers, root string, _ CacheTree) (CacheLoadResult, error) {
-	r := CacheLoadResult{Impl: ImplOurs}
+	return loadOurCache(ctx, servers, root, ImplOurs)
+}
+
+// LoadOurCacheOver is LoadOurCache with cache.WithLoadSessions(sessions),
+// its rows named so.
+func LoadOurCacheOver(sessions int) func(context.Context, string, string, CacheTree) (CacheLoadResult, error) {
+	return func(ctx context.Context, servers, root string, _ CacheTree) (CacheLoadResult, error) {
+		return loadOurCache(ctx, servers, root, fmt.Sprintf("%s, %d load sessions", ImplOurs, sessions), cache.WithLoadSessions(sessions))
+	}
+}
+
+func loadOurCache(ctx context.Context, servers, root, impl string, opts ...cache.Option) (CacheLoadResult, error) {
+	r := CacheLoadResult{Impl: impl}
 	c, err := Connect(ctx, servers)
 	if err != nil {
 		r.Error = err.Error()
@@ -232,7 +244,7 @@ func LoadOurCache(ctx context.Context, servers, root string, _ CacheTree) (Cache
 	}
 	defer c.Close()
 	h0 := liveHeap()
-	cc := cache.New(c, root)
+	cc := cache.New(c, root, opts...)
 	t0 := time.Now()
 	err = cc.Start(ctx)
 	r.Seconds = time.Since(t0).Seconds()
@@ -262,7 +274,7 @@ func LoadRawReads(ctx context.Context, servers, root string, _ CacheTree) (Cache
 	}
 	defer conn.Close()
 	t0 := time.Now()
-	r.Nodes, err = readTree(ctx, conn, root, rawReadsInFlight)
+	r.Nodes, err = readTrees(ctx, conn, rawReadsInFlight, root)
 	r.Seconds = time.Since(t0).Seconds()
 	if err != nil {
 		r.Error = err.Error()
@@ -273,13 +285,13 @@ func LoadRawReads(ctx context.Context, servers, root string, _ CacheTree) (Cache
 // rawReadsInFlight is LoadRawReads' bound, the cache's default.
 const rawReadsInFlight = 64
 
-// readTree reads every node below root (root included) with workers
-// goroutines and returns how many it read.
-func readTree(ctx context.Context, conn *zk.Conn, root string, workers int) (int, error) {
+// readTrees reads every node of the trees of roots (roots included) with
+// workers goroutines and returns how many it read.
+func readTrees(ctx context.Context, conn *zk.Conn, workers int, roots ...string) (int, error) {
 	var (
 		mu    sync.Mutex
 		cond  = sync.NewCond(&mu)
-		queue = []string{root}
+		queue = append([]string(nil), roots...)
 		busy  int
 		read  int
 		first error

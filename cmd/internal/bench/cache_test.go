@@ -68,7 +68,7 @@ func TestCacheLoads(t *testing.T) {
 		if err := BuildCacheTree(ctx, zkAddr, root, tree); err != nil {
 			t.Fatal(err)
 		}
-		for _, load := range []func(context.Context, string, string, CacheTree) (CacheLoadResult, error){LoadOurCache, LoadRawReads, LoadCuratorCache} {
+		for _, load := range []func(context.Context, string, string, CacheTree) (CacheLoadResult, error){LoadOurCache, LoadRawReads, LoadOurCacheOver(3), LoadCuratorCache} {
 			r, err := load(ctx, zkAddr, root, tree)
 			if err != nil {
 				t.Fatal(err)
