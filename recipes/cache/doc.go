@@ -31,7 +31,10 @@
 // child deleted between its parent's listing and its own read is simply
 // not cached (CURATOR-476). The reads that changes cause are pipelined
 // too, one per path at a time, and reads of several paths run alone, so
-// that no read is applied after a later one of the same path. Synced is
+// that no read is applied after a later one of the same path. The server
+// answers one session's requests one after another, which bounds a load
+// over one session; WithLoadSessions spreads a load over more, opened
+// for it and closed after (docs/cache.md has the figures). Synced is
 // a read-your-writes barrier: after
 // it returns, the cache holds every change the server had committed when
 // it was called.
