@@ -102,7 +102,7 @@ func printCache(w io.Writer, rep *bench.Report) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "# cache initial load: %d interleaved rounds, each row the round with the median time;\n", rep.Settings.Rounds)
 	fmt.Fprintln(w, "# time = Start until loaded (Curator: start() until the initialized event); heap/node = live heap after a GC with the cache loaded, less before;")
-	fmt.Fprintln(w, "# server CPU/node = the server JVM's CPU time during the load over the nodes; go-zookeeper raw = the same reads with nothing kept, the floor of a go-zookeeper cache")
+	fmt.Fprintln(w, "# server CPU/node = the server JVM's CPU time during the load over the nodes; go-zookeeper raw = the same reads with nothing kept, the floor of a go-zookeeper cache over one session")
 	for _, t := range rep.Cache {
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "## cache initial load, RTT %s (an exists takes %.3f ms)\n\n", rttLabel(t.RTTMs), t.MeasuredRTTMs)
