@@ -3,10 +3,10 @@ package chaos
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
+
+	"github.com/gocurator/curator/cmd/internal/procstat"
 )
 
 // The exec rounds' OS check reads Linux's /proc: elsewhere no process is
@@ -29,21 +29,11 @@ func (p proc) String() string { return fmt.Sprintf("%d (%s)", p.pid, p.comm) }
 // or it is a zombie (dead, not yet reaped: a parent that is gone left it to
 // an init that may never reap it).
 func readProc(pid int) (p proc, ok bool) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
+	comm, f, ok := procstat.Read(pid)
+	if !ok || len(f) < 20 || f[0] == "Z" || f[0] == "X" {
 		return proc{}, false
 	}
-	s := string(b)
-	// pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
-	open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-	if open < 0 || closing < open {
-		return proc{}, false
-	}
-	f := strings.Fields(s[closing+1:])
-	if len(f) < 20 || f[0] == "Z" || f[0] == "X" {
-		return proc{}, false
-	}
-	p = proc{pid: pid, comm: s[open+1 : closing], start: f[19]}
+	p = proc{pid: pid, comm: comm, start: f[19]}
 	p.ppid, _ = strconv.Atoi(f[1])
 	p.pgrp, _ = strconv.Atoi(f[2])
 	return p, true
