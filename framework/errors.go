@@ -52,6 +52,15 @@ var (
 	// ErrNotHeld, and the queries report nothing held (Err ErrNotHeld, Done
 	// closed, IsHeld false, FencingToken 0, Node ""). Nothing panics.
 	ErrNilHandle = errors.New("curator: nil handle")
+	// ErrLayoutMismatch is returned by a recipe that finds another
+	// recipe's znode layout at work on its path (a V1 semaphore beside a
+	// V2 one, a mutex beside a read/write lock, a LeaderLatch beside a
+	// LeaderSelector, a barrier beside a double barrier, a counter beside
+	// a shared value, a queue beside another kind): two layouts on one
+	// path count differently, so each would admit or decide on its own.
+	// The recipe refuses instead, leaves nothing behind, and wraps this
+	// sentinel with what it found. Recipe packages re-export it.
+	ErrLayoutMismatch = errors.New("curator: path holds another recipe's layout")
 	// ErrConnectTimeout is returned by Connect when the connection timeout
 	// (WithConnectionTimeout, 15s by default) passes with no session while
 	// the caller's ctx is still live; it also matches

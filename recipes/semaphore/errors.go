@@ -18,7 +18,7 @@ var (
 	// nodes. The two count leases differently, so sharing a path would
 	// admit too many holders; the acquire fails instead and leaves no node
 	// (a refused V2 acquire also removes the directories it left empty).
-	ErrLayoutMismatch = errors.New("curator: semaphore path holds the other semaphore layout")
+	ErrLayoutMismatch = framework.ErrLayoutMismatch
 	// ErrInvalidMaxLeases is returned for a maximum below 1, or a nil
 	// count given to WithMaxLeasesFrom.
 	ErrInvalidMaxLeases = errors.New("curator: invalid max leases")
