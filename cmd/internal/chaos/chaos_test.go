@@ -14,7 +14,11 @@ import (
 // exec's process tree alive or writing after the hold, the atomic
 // counters' values on the server equal to the increments acknowledged
 // (give or take those of unknown outcome), no double-barrier member
-// through Enter without its round's ready node.
+// through Enter without its round's ready node nor out of Leave while a
+// member of its round is still in (members cut while in Leave included),
+// and no node of recipes/node on the server after its Close returned nil
+// (closed from the Recreating listener, or with the Start or the Close
+// abandoned at its ctx's end).
 func TestChaosShort(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
@@ -56,6 +60,12 @@ func TestChaosShort(t *testing.T) {
 		if rep.Counter.Acked[wl] == 0 || rep.Barrier.Rounds[wl] == 0 {
 			t.Errorf("%s: counter or double barrier made no progress: %+v, %+v", wl, rep.Counter, rep.Barrier)
 		}
+	}
+	if rep.Ghost.Checked == 0 || rep.Ghost.Cycles[GhostCloseRecreating] == 0 {
+		t.Errorf("abandoned writes: nothing judged: %+v", rep.Ghost)
+	}
+	if rep.Barrier.CutLeaves == 0 {
+		t.Errorf("no member cut while in Leave: %+v", rep.Barrier)
 	}
 	if rep.Exec.Beats == 0 {
 		t.Errorf("no heartbeat of an exec tree: %+v", rep.Exec)

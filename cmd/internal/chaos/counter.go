@@ -114,4 +114,6 @@ func (r Report) writeCounterBarrier(b *strings.Builder) {
 		formatMap(d.Passes, Workloads), formatMap(d.Rounds, Workloads), formatMap(d.FullRounds, Workloads))
 	fmt.Fprintf(b, "    failures:        enter %s; lost while in %s; leave %s; worst Leave past its deadline %v\n",
 		formatMap(d.EnterFails, Workloads), formatMap(d.Lost, Workloads), formatMap(d.LeaveFails, Workloads), d.WorstLeave)
+	fmt.Fprintf(b, "    leaves judged:   %s (no member of the round left behind); members cut in Leave %d\n",
+		formatMap(d.LeavesJudged, Workloads), d.CutLeaves)
 }

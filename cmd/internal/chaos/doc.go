@@ -21,7 +21,10 @@
 // increments its workload's atomic counter (recipes/atomic, counter.go) and
 // is a member of its workload's double barrier for as many members as the
 // workload has clients, round after round (recipes/barrier,
-// doublebarrier.go).
+// doublebarrier.go), and makes and ends Nodes of recipes/node in the ways
+// that abandon a write (ghost.go): closed from the Recreating listener
+// right after another session deleted the node, started on a ctx that ends
+// mid-create, closed on a ctx that ends mid-delete.
 //
 // The exec workload runs the real gocurator binary (built at the start of
 // the run, with the beat writer of package beat): round after round,
@@ -32,7 +35,9 @@
 //
 // The cut-grant fault cuts a client's connections within about a
 // millisecond of the release of the node ahead of its cohort's node, so
-// that cuts land on grants of the cohorted mutex.
+// that cuts land on grants of the cohorted mutex. The cut-leave fault cuts,
+// for 100-600 ms, the client of a double-barrier member that waits in Leave
+// for other members of its round.
 //
 // # What is checked
 //
@@ -63,9 +68,15 @@
 //   - the double barriers, on the server as each member passes Enter: a
 //     ready node newer than the member's own node exists (no member through
 //     alone, Curator GH-1290), no more members pass one round than it was
-//     made for, and no Leave returns more than 5 s after its deadline.
+//     made for, and no Leave returns more than 5 s after its deadline; and
+//     as each Leave returns nil, no other member node of its round is left
+//     (a wake-up is not the condition: issue 33's Leave that returned on a
+//     reconnect while the lowest member had not left);
+//   - abandoned writes, on the server two session timeouts after a Node's
+//     Close returned nil: its node is not there (no ghost member or
+//     instance made by a create that landed after the caller moved on).
 //
 // Run adds the end-state checks: once workers have stopped and every fault is
-// healed, no lock, lease, gate, heartbeat or double-barrier member node is
-// left, no server holds a watch and every client is connected.
+// healed, no lock, lease, gate, heartbeat, double-barrier member or Node
+// node is left, no server holds a watch and every client is connected.
 package chaos

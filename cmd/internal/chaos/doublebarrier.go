@@ -34,6 +34,13 @@ type BarrierStats struct {
 	Lost       map[string]int // memberships ended by Done before Leave
 	LeaveFails map[string]int
 	WorstLeave time.Duration // the longest Leave past its deadline (0: none)
+	// LeavesJudged counts the Leaves that returned nil and were checked on
+	// the server: every other member node of the round already gone.
+	LeavesJudged map[string]int
+	// CutLeaves counts the cut-leave faults: a member's connections cut
+	// while it waited in Leave for the others (issue 33: Leave returned
+	// nil after a reconnect while the lowest member had not left).
+	CutLeaves int
 }
 
 // barrierRunner runs the double-barrier workload and checks each pass on
@@ -44,12 +51,15 @@ type barrierRunner struct {
 	rounds map[string]map[int64]int // workload -> ready czxid -> passes
 	vs     []Violation
 	start  time.Time
+	// leaving hears, without blocking, the index of a client whose member
+	// has begun a Leave that waits for others: the cut-leave fault's cue.
+	leaving chan int
 }
 
 func newBarrierRunner(start time.Time) *barrierRunner {
-	return &barrierRunner{start: start, rounds: map[string]map[int64]int{}, st: BarrierStats{
-		Passes: map[string]int{}, Rounds: map[string]int{}, FullRounds: map[string]int{}, EnterFails: map[string]int{},
-		Lost: map[string]int{}, LeaveFails: map[string]int{}}}
+	return &barrierRunner{start: start, rounds: map[string]map[int64]int{}, leaving: make(chan int, 1),
+		st: BarrierStats{Passes: map[string]int{}, Rounds: map[string]int{}, FullRounds: map[string]int{},
+			EnterFails: map[string]int{}, Lost: map[string]int{}, LeaveFails: map[string]int{}, LeavesJudged: map[string]int{}}}
 }
 
 func (r *barrierRunner) violation(wl, format string, args ...any) {
@@ -58,7 +68,7 @@ func (r *barrierRunner) violation(wl, format string, args ...any) {
 
 // run makes c a member of workload's barrier for members members and goes
 // round after round until ctx ends.
-func (r *barrierRunner) run(ctx context.Context, c *framework.Client, workload string, members int, st time.Duration) {
+func (r *barrierRunner) run(ctx context.Context, c *framework.Client, client int, workload string, members int, st time.Duration) {
 	path := barrierPath(workload)
 	for ctx.Err() == nil {
 		d := barrier.NewDouble(c, path, members)
@@ -72,7 +82,7 @@ func (r *barrierRunner) run(ctx context.Context, c *framework.Client, workload s
 			sleep(ctx, 50*time.Millisecond)
 			continue
 		}
-		r.passed(ctx, c, workload, members)
+		others := r.passed(ctx, c, workload, members)
 		select {
 		case <-d.Done():
 		case <-time.After(20 * time.Millisecond): // compute
@@ -84,10 +94,19 @@ func (r *barrierRunner) run(ctx context.Context, c *framework.Client, workload s
 		}
 		deadline := 4 * st
 		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deadline)
+		if len(others) > 0 {
+			select {
+			case r.leaving <- client:
+			default:
+			}
+		}
 		t0 := time.Now()
 		err = d.Leave(lctx)
 		cancel()
 		took := time.Since(t0)
+		if err == nil {
+			r.leftAlone(ctx, c, workload, others)
+		}
 		r.mu.Lock()
 		if err != nil {
 			r.st.LeaveFails[workload]++
@@ -104,11 +123,42 @@ func (r *barrierRunner) run(ctx context.Context, c *framework.Client, workload s
 	}
 }
 
+// leftAlone checks, on the server, a Leave that just returned nil: the
+// other members of its round (others, the paths of their nodes when it
+// passed Enter) must all have left. A node of the round still there was
+// there when Leave returned (nodes never come back), so one found is a
+// member left behind (issue 33: Leave returned on a reconnect while the
+// lowest member had never called Leave).
+func (r *barrierRunner) leftAlone(ctx context.Context, c *framework.Client, workload string, others []string) {
+	if len(others) == 0 {
+		return
+	}
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for _, p := range others {
+		st, err := c.Exists(rctx, p)
+		if err != nil {
+			return // a fault in between: nothing can be judged
+		}
+		if st != nil {
+			r.mu.Lock()
+			r.violation(workload, "Leave returned nil while member %s of its round had not left", p)
+			r.mu.Unlock()
+			return
+		}
+	}
+	r.mu.Lock()
+	r.st.LeavesJudged[workload]++
+	r.mu.Unlock()
+}
+
 // passed checks, on the server, the pass of a member whose Enter just
 // returned nil: its node and a ready node newer than it exist (nobody
 // deletes ready while a member of its round is still in), unless its
-// session was lost meanwhile; and it counts the pass in ready's round.
-func (r *barrierRunner) passed(ctx context.Context, c *framework.Client, workload string, members int) {
+// session was lost meanwhile; and it counts the pass in ready's round. It
+// returns the paths of the round's other members (the nodes older than
+// ready), nil when the pass could not be judged.
+func (r *barrierRunner) passed(ctx context.Context, c *framework.Client, workload string, members int) []string {
 	path := barrierPath(workload)
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -119,6 +169,7 @@ func (r *barrierRunner) passed(ctx context.Context, c *framework.Client, workloa
 	}
 	var own *zk.Stat
 	session := c.SessionID()
+	stats := map[string]*zk.Stat{}
 	for _, k := range kids {
 		if k == "ready" || err != nil {
 			continue
@@ -128,7 +179,11 @@ func (r *barrierRunner) passed(ctx context.Context, c *framework.Client, workloa
 			err = serr
 			break
 		}
-		if st != nil && st.EphemeralOwner == session && (own == nil || st.Czxid > own.Czxid) {
+		if st == nil {
+			continue
+		}
+		stats[k] = st
+		if st.EphemeralOwner == session && (own == nil || st.Czxid > own.Czxid) {
 			own = st
 		}
 	}
@@ -136,11 +191,17 @@ func (r *barrierRunner) passed(ctx context.Context, c *framework.Client, workloa
 	defer r.mu.Unlock()
 	r.st.Passes[workload]++
 	if err != nil || own == nil {
-		return // a fault in between: nothing can be judged
+		return nil // a fault in between: nothing can be judged
 	}
 	if ready == nil || ready.Czxid < own.Czxid {
 		r.violation(workload, "a member passed Enter with no ready node newer than its own (%d members listed)", len(kids))
-		return
+		return nil
+	}
+	var others []string
+	for k, st := range stats {
+		if st != own && st.Czxid < ready.Czxid {
+			others = append(others, framework.JoinPath(path, k))
+		}
 	}
 	if r.rounds[workload] == nil {
 		r.rounds[workload] = map[int64]int{}
@@ -149,6 +210,7 @@ func (r *barrierRunner) passed(ctx context.Context, c *framework.Client, workloa
 	if n := r.rounds[workload][ready.Czxid]; n > members {
 		r.violation(workload, "%d members passed the round of ready 0x%x, made for %d", n, ready.Czxid, members)
 	}
+	return others
 }
 
 // stats returns the stats and the violations found.

@@ -24,6 +24,7 @@ const (
 	FaultSilentShort     = "silent-short"
 	FaultSilentLong      = "silent-long"
 	FaultCutGrant        = "cut-grant"
+	FaultCutLeave        = "cut-leave"
 )
 
 // FaultKinds lists every fault kind, in the order of the schedule's rounds
@@ -32,7 +33,7 @@ const (
 var FaultKinds = []string{
 	FaultKillLeader, FaultKillFollower, FaultRestartServer, FaultCutShort,
 	FaultCutLong, FaultLostReply, FaultEnsembleRestart, FaultSilentShort,
-	FaultSilentLong, FaultCutGrant,
+	FaultSilentLong, FaultCutGrant, FaultCutLeave,
 }
 
 // injector injects one fault at a time and heals it.
@@ -51,6 +52,11 @@ type injector struct {
 	observer *framework.Client
 	windows  []*cutWindow
 	probes   [][]probe
+
+	// leaving names a client whose double-barrier member waits in Leave
+	// for the others (the cut-leave fault's cue); cutLeaves counts them.
+	leaving   <-chan int
+	cutLeaves int
 
 	mu    sync.Mutex
 	armed []<-chan struct{} // lost-reply faults armed
@@ -88,6 +94,8 @@ func (in *injector) inject(kind string) (Fault, error) {
 		in.silent(&f, i, how, 2*in.st)
 	case FaultCutGrant:
 		in.cutGrants(&f)
+	case FaultCutLeave:
+		in.cutLeave(&f)
 	case FaultEnsembleRestart:
 		f.Detail = "all servers"
 		err = in.restartAll()
@@ -145,6 +153,39 @@ func (in *injector) killFollower(f *Fault) error {
 func (in *injector) cut(f *Fault, d time.Duration) {
 	i := in.rng.Intn(len(in.proxies))
 	f.Detail = fmt.Sprintf("client %d (%s) for %v", i, in.workloads[i], d)
+	for _, p := range in.proxies[i] {
+		p.Cut()
+	}
+	time.Sleep(d)
+	for _, p := range in.proxies[i] {
+		p.Restore()
+	}
+}
+
+// cutLeave is the cut-leave fault: it waits (at most a few session
+// timeouts) for a double-barrier member that has begun a Leave while other
+// members of its round are still in, and cuts its client for 100-600 ms
+// then restores it: the reconnect wakes the Leave, which must look again
+// rather than return (issue 33; GH-1290's pattern in Leave). The barrier
+// workload checks each Leave that returns nil on the server.
+func (in *injector) cutLeave(f *Fault) {
+	// Drop a stale cue: the member it names may have left already.
+	select {
+	case <-in.leaving:
+	default:
+	}
+	t := time.NewTimer(4 * in.st)
+	defer t.Stop()
+	var i int
+	select {
+	case i = <-in.leaving:
+	case <-t.C:
+		f.Detail = "no member waiting in Leave"
+		return
+	}
+	d := in.between(100*time.Millisecond, 600*time.Millisecond)
+	f.Detail = fmt.Sprintf("client %d (%s), in Leave, for %v", i, in.workloads[i], d.Round(time.Millisecond))
+	in.cutLeaves++
 	for _, p := range in.proxies[i] {
 		p.Cut()
 	}

@@ -35,6 +35,7 @@ type Report struct {
 	Exec      ExecStats
 	Counter   CounterStats // counter.go
 	Barrier   BarrierStats // doublebarrier.go
+	Ghost     GhostStats   // ghost.go
 
 	Violations []Violation
 	EndChecks  []EndCheck
@@ -236,6 +237,7 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "    gocurator:       survivors %d, hung %d; loss to exit, worst %s; exit status %s\n",
 		x.Survivors, x.Hung, strings.Join(exits, " "), formatMap(x.ExitCodes, nil))
 	r.writeCounterBarrier(&b)
+	r.writeGhosts(&b)
 	byKind := map[string]int{}
 	byWorkload := map[string]int{}
 	for _, v := range r.Violations {

@@ -215,10 +215,17 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		x.run(wctx)
 	}()
 	counters, barriers := newCounterRunner(cfg.Logf), newBarrierRunner(start)
+	in.leaving = barriers.leaving
+	ghosts := newGhostRunner(start, st)
+	go ghosts.checker(in.observer)
 	for i, c := range in.clients {
-		wg.Add(2)
+		wg.Add(3)
 		go func() { defer wg.Done(); counters.run(wctx, c, in.workloads[i], st) }()
-		go func() { defer wg.Done(); barriers.run(wctx, c, in.workloads[i], cfg.Clients, st) }()
+		go func() {
+			defer wg.Done()
+			ghosts.run(wctx, c, in.observer, i, in.workloads[i], st, rand.New(rand.NewSource(cfg.Seed+int64(1000+i))))
+		}()
+		go func() { defer wg.Done(); barriers.run(wctx, c, i, in.workloads[i], cfg.Clients, st) }()
 	}
 	cfg.Logf("%d workers on %d clients (%d per workload: %v) and gocurator exec; faults for %v (seed %d)",
 		n, len(in.clients), cfg.Clients, Workloads, cfg.Duration, cfg.Seed)
@@ -238,6 +245,10 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	var cvs, bvs []Violation
 	rep.Counter, cvs = counters.check(context.Background(), in.observer, start)
 	rep.Barrier, bvs = barriers.stats(cfg.Clients)
+	rep.Barrier.CutLeaves = in.cutLeaves
+	var gvs []Violation
+	rep.Ghost, gvs = ghosts.stats()
+	bvs = append(bvs, gvs...)
 	rep.Violations = append(append(rep.Violations, cvs...), bvs...)
 	rep.EndChecks = endState(in)
 	for _, c := range rep.EndChecks {
@@ -347,7 +358,7 @@ func endState(in *injector) []EndCheck {
 			nodes.Detail += fmt.Sprintf(" (-1: %v)", lastErr)
 		}
 	}
-	checks = append(checks, nodes, barrierEmpty(ctx, in.clients[0]))
+	checks = append(checks, nodes, barrierEmpty(ctx, in.clients[0]), ghostsEmpty(ctx, in.clients[0]))
 
 	watches := EndCheck{Name: "no watches left"}
 	counts := make([]string, len(in.ens.Servers()))
