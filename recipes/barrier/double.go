@@ -36,6 +36,9 @@ type Double struct {
 	entered bool
 	czxid   int64 // of our node while entered
 	owner   int64 // its session
+	// opened is the czxid of the ready node that let us in: the members
+	// of our round are those made before it (Leave waits for them alone).
+	opened int64
 
 	member membership // Done and Err's state while entered
 
@@ -184,16 +187,20 @@ func (d *Double) enter(ctx context.Context) error {
 		case !r.ours:
 			return ErrMemberLost
 		case d.open(r):
+			d.opened = r.ready.Czxid
 			return nil
 		case len(r.members) >= d.n:
-			ok, err := d.commit(ctx, r)
+			opened, err := d.commit(ctx, r)
 			if err != nil {
 				return d.giveUp(ctx, err)
 			}
-			if ok {
+			if opened != 0 {
+				d.opened = opened
 				return nil
 			}
-			continue // someone changed something: look again
+			// Refused (someone changed something), or made with no
+			// zxid to read: look again.
+			continue
 		}
 		if err := next(ctx, w); err != nil {
 			return d.giveUp(ctx, err)
@@ -205,9 +212,10 @@ func (d *Double) enter(ctx context.Context) error {
 // commit makes the ready node for the members of r (replacing a stale
 // one) if they all still exist and nobody opened the barrier since r, in
 // one transaction that also moves the barrier node's version, which a
-// member giving up checks. It reports false if the transaction was
-// refused.
-func (d *Double) commit(ctx context.Context, r round) (bool, error) {
+// member giving up checks. It returns the ready node's czxid (the
+// transaction's zxid, read from the barrier node's new mzxid), or 0 if the
+// transaction was refused.
+func (d *Double) commit(ctx context.Context, r round) (int64, error) {
 	ready := framework.JoinPath(d.path, readyNode)
 	ops := make([]framework.Op, 0, len(r.members)+3)
 	for _, m := range r.members {
@@ -218,15 +226,18 @@ func (d *Double) commit(ctx context.Context, r round) (bool, error) {
 	}
 	ops = append(ops, framework.CreateOp(ready, nil, framework.Persistent),
 		framework.SetOp(d.path, r.pdata, r.pstat.Version))
-	_, err := d.c.Multi(ctx, ops...)
+	res, err := d.c.Multi(ctx, ops...)
 	switch {
 	case err == nil:
 		d.log.Debug("barrier opened", zap.Int("members", len(r.members)))
-		return true, nil
+		if last := res[len(res)-1]; last.Stat != nil {
+			return last.Stat.Mzxid, nil
+		}
+		return 0, nil // the caller's next look finds it open
 	case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrNodeExists), errors.Is(err, zk.ErrBadVersion):
-		return false, nil
+		return 0, nil
 	}
-	return false, err
+	return 0, err
 }
 
 // giveUp leaves the barrier after cause ended the wait: it deletes our node
@@ -248,6 +259,7 @@ func (d *Double) giveUp(ctx context.Context, cause error) error {
 			return cause
 		case d.open(r):
 			d.log.Debug("barrier opened as the wait ended", zap.NamedError("cause", cause))
+			d.opened = r.ready.Czxid
 			return nil
 		}
 		ops := []framework.Op{framework.CheckOp(d.path, r.pstat.Version)}
@@ -280,9 +292,13 @@ func (d *Double) cleanUp(ctx context.Context) {
 	}
 }
 
-// Leave leaves the barrier and blocks until every member has left (the
-// last of them, the lowest, waits for the others; the others return once
-// only the lowest is left, as in Curator), or ctx ends. When ctx ends it
+// Leave leaves the barrier and blocks until every member of its round
+// (those the ready node that let it in opened) has left, or ctx ends: the
+// lowest waits for the others, the others delete their node and wait for
+// the lowest, as in Curator; but every wake-up is followed by a fresh look,
+// so a reconnection or a new session never lets a member out while one of
+// its round is still in (Curator's leave returns then), and a member of
+// the next round, made after our round's ready node, is not waited for. When ctx ends it
 // returns ctx's error at once, never spinning, and our node is deleted all
 // the same: this member has left, and the members waiting for it are not
 // held up. The round's ready node is deleted by each member that finds
@@ -313,59 +329,98 @@ func (d *Double) Leave(ctx context.Context) error {
 }
 
 func (d *Double) leave(ctx context.Context) error {
-	ours := true // our node should still exist
+	// Every pass looks again: a wake-up (the target's deletion, a
+	// reconnection, a new session) only says "look", and returning on one
+	// let a member out while the lowest had not left (GH-1290's pattern).
 	for {
 		r, err := d.look(ctx)
 		if err != nil {
 			return err
 		}
-		if len(r.members) == 0 {
-			break
+		in, err := d.inRound(ctx, r)
+		if err != nil {
+			return err
 		}
-		if !r.ours {
-			ours = false // deleted by us, or gone with our session
-		}
-		if len(r.members) == 1 {
-			if r.ours {
-				if err := d.c.Delete(ctx, d.node, framework.Quietly()); err != nil {
-					return err
-				}
+		ours := slices.ContainsFunc(in, func(m member) bool { return m.name == d.name })
+		var target member
+		switch {
+		case len(in) == 0:
+			return d.closeRound(ctx, r)
+		case ours && len(in) == 1:
+			// The last of the round: go, then look once more.
+			if err := d.c.Delete(ctx, d.node, framework.Quietly()); err != nil {
+				return err
 			}
-			break
-		}
-		var target string
-		if r.ours && r.members[0] == d.name {
-			// The lowest waits for the highest.
-			target = r.members[len(r.members)-1]
-		} else {
-			target = r.members[0]
+			continue
+		case ours && in[0].name == d.name:
+			target = in[len(in)-1] // the lowest waits for the highest
+		default:
 			if ours {
 				if err := d.c.Delete(ctx, d.node, framework.Quietly()); err != nil {
 					return err
 				}
-				ours = false
 			}
+			target = in[0] // the others wait for the lowest
 		}
-		if err := d.waitGone(ctx, framework.JoinPath(d.path, target)); err != nil {
+		if err := d.waitGone(ctx, target); err != nil {
 			return err
 		}
 	}
-	if err := d.c.Delete(ctx, framework.JoinPath(d.path, readyNode), framework.Quietly()); err != nil {
+}
+
+// member is a member node of our round.
+type member struct {
+	name  string
+	czxid int64
+}
+
+// inRound returns the members in r that belong to our round, sorted by
+// name: made before the ready node that let us in. A member of the next
+// round (even one whose handle was in ours: a handle keeps its name) was
+// made after it and is neither waited for nor counted as ours.
+func (d *Double) inRound(ctx context.Context, r round) ([]member, error) {
+	var in []member
+	for _, m := range r.members {
+		stat, err := d.c.Exists(ctx, framework.JoinPath(d.path, m))
+		if err != nil {
+			return nil, err
+		}
+		if stat != nil && stat.Czxid < d.opened {
+			in = append(in, member{name: m, czxid: stat.Czxid})
+		}
+	}
+	return in, nil
+}
+
+// closeRound deletes the ready node that opened our round once every
+// member has left, if it is still that node and no round was opened since
+// the look r (the transaction checks the barrier node's version, which
+// every opening moves): the next round's ready node is never taken. A
+// refusal means another member deleted it or a new round replaced it.
+func (d *Double) closeRound(ctx context.Context, r round) error {
+	if r.ready == nil || r.ready.Czxid != d.opened {
+		return nil
+	}
+	_, err := d.c.Multi(ctx, framework.CheckOp(d.path, r.pstat.Version),
+		framework.DeleteOp(framework.JoinPath(d.path, readyNode), r.ready.Version))
+	if err != nil && !errors.Is(err, zk.ErrNoNode) && !errors.Is(err, zk.ErrBadVersion) {
 		return err
 	}
 	return nil
 }
 
-// waitGone waits until the node at p is deleted (or an event says to look
-// again) with a watch of that node alone.
-func (d *Double) waitGone(ctx context.Context, p string) error {
+// waitGone waits, with a watch of that node alone, until m's node is
+// deleted, or is no longer m (made again by the next round), or an event
+// says to look again: the caller looks again in every case.
+func (d *Double) waitGone(ctx context.Context, m member) error {
+	p := framework.JoinPath(d.path, m.name)
 	w, err := d.c.Watch(ctx, p)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = w.Close() }()
 	stat, err := d.c.Exists(ctx, p)
-	if err != nil || stat == nil {
+	if err != nil || stat == nil || stat.Czxid != m.czxid {
 		return err
 	}
 	if err := next(ctx, w); err != nil {
