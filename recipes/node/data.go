@@ -68,7 +68,9 @@ func (n *Node) touch(ctx context.Context, path string) {
 	child := framework.JoinPath(path, touchName)
 	_, err := n.c.Set(ctx, child, []byte{}, -1)
 	if isNoNode(err) {
-		_, err = n.c.Create(ctx, child, []byte{}, framework.WithMode(framework.PersistentWithTTL), framework.WithTTL(n.o.ttl))
+		// Not cancelled with ctx: a touch child made after stop deleted
+		// the node's children would keep the node (see loop's wctx).
+		_, err = n.c.Create(context.WithoutCancel(ctx), child, []byte{}, framework.WithMode(framework.PersistentWithTTL), framework.WithTTL(n.o.ttl))
 		if errors.Is(err, zk.ErrNodeExists) {
 			_, err = n.c.Set(ctx, child, []byte{}, -1)
 		}

@@ -63,6 +63,16 @@ func (n *Node) loop(ctx context.Context, r *run) {
 		pause = min(2*pause, pauseMax)
 		return false
 	}
+	// wctx carries the loop's creates. It is never cancelled: a create
+	// abandoned at ctx's end may still be sent and applied after the
+	// loop has ended and stop has deleted "what exists", leaving a node
+	// made again after Close (a ghost member, CURATOR-164's symptom).
+	// So the loop waits for each create's reply (or for the retry
+	// policy to give up), and r.done, closed when the loop ends, means
+	// that no create of ours is in flight: what stop deletes then is
+	// all there will be. Its Done is nil, so the framework runs the
+	// request on this goroutine rather than leave it running behind.
+	wctx := context.WithoutCancel(ctx)
 	for ctx.Err() == nil {
 		target, first := n.target()
 		if !first || n.plain() {
@@ -73,7 +83,12 @@ func (n *Node) loop(ctx context.Context, r *run) {
 				continue
 			}
 		}
-		reg, err := n.create(ctx, target, first)
+		reg, err := n.create(wctx, target, first)
+		if ctx.Err() != nil {
+			// Stopped while creating: a node made is deleted by stop,
+			// never reported as registered.
+			return
+		}
 		if errors.Is(err, zk.ErrNodeExists) {
 			reg, err = n.found(ctx, w.w, target, started)
 		}

@@ -287,7 +287,11 @@ func (n *Node) Listen(fn func(Event)) (cancel func()) {
 }
 
 // Close stops keeping the node and deletes it, and returns once it is
-// deleted and the Node's goroutines have ended. The delete is guaranteed:
+// deleted and the Node's goroutines have ended. A create the Node has in
+// flight (while it makes its node again, say) is waited for, never
+// abandoned, so no node of ours is made after Close returns; if ctx ends
+// first, the delete waits for that create's reply in the background. The
+// delete is guaranteed:
 // if the connection is down or ctx ends first, it goes on in the
 // background (for an ephemeral node, only while the session that owns it
 // lives: the node goes with it otherwise; for a persistent or TTL node,
@@ -325,7 +329,10 @@ func (n *Node) Close(ctx context.Context) error {
 }
 
 // stop ends the loop r and deletes what it made (with ExpireAfterClose,
-// a TTL node only when failed says a Start failed).
+// a TTL node only when failed says a Start failed). The loop ends only
+// once its create in flight has its reply (see loop's wctx), so the
+// delete comes after any create of ours: waited for here while ctx
+// lasts, in the background after.
 func (n *Node) stop(ctx context.Context, r *run, failed bool) error {
 	r.cancel()
 	select {
