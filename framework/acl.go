@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
@@ -72,8 +73,15 @@ func (c *Client) GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, e
 // allowed to change, zk.ErrNoAuth; an ACL naming a scheme the server does
 // not know, zk.ErrInvalidACL. acl must not be empty. It runs under the retry
 // policy. A set whose reply was lost was applied, so its retry with a
-// version meets zk.ErrBadVersion: on a retry, a node that has acl at
-// version+1 is taken as that earlier attempt's success.
+// version meets zk.ErrBadVersion: on a retry, a node at ACL version
+// version+1 whose ACL is acl as the server stores it is taken as that
+// earlier attempt's success. The server stores acl rewritten: repeated
+// entries dropped, and an "auth" entry (zk.AuthACL, the creator) replaced
+// by an entry for each id the client authenticated as (WithAuth); the
+// comparison makes the same rewrite, and ignores order. When ctx ends, the
+// call returns ctx's error at once and a request already sent may still be
+// applied: an ACL change cannot be taken back; a caller that must know
+// waits for the reply with a ctx that ends later.
 func (c *Client) SetACL(ctx context.Context, path string, acl []zk.ACL, version int32) (*zk.Stat, error) {
 	if c == nil {
 		return nil, ErrNilClient
@@ -98,9 +106,10 @@ func (c *Client) SetACL(ctx context.Context, path string, acl []zk.ACL, version 
 		retried := tries.Add(1) > 1
 		full := c.full(path)
 		st, err := conn.SetACL(full, acl, version)
-		if errors.Is(err, zk.ErrBadVersion) && retried {
-			// A lost reply of our own earlier attempt?
-			if got, cur, gerr := conn.GetACL(full); gerr == nil && cur.Aversion == version+1 && sameACL(got, acl) {
+		if errors.Is(err, zk.ErrBadVersion) && retried && version >= 0 {
+			// A lost reply of our own earlier attempt? The server stores
+			// acl rewritten, so that is what the node is compared with.
+			if got, cur, gerr := conn.GetACL(full); gerr == nil && cur.Aversion == version+1 && c.storedAs(got, acl) {
 				st, err = cur, nil
 			}
 		}
@@ -111,6 +120,48 @@ func (c *Client) SetACL(ctx context.Context, path string, acl []zk.ACL, version 
 		return nil, fmt.Errorf("set ACL %s: %w", path, err)
 	}
 	return stat, nil
+}
+
+// storedAs reports whether got, an ACL read from the server, is what the
+// server stores for a SetACL or create of sent by this client. The server
+// rewrites the list (ZooKeeper's fixupACL): repeated entries are dropped,
+// and an "auth" entry becomes one entry with its permissions for each id
+// the connection has authenticated as (the digest of each digest
+// credential of WithAuth). So the two are compared as sets, after that
+// rewrite. An id this client cannot compute (a credential of another
+// scheme) matches any entry of that scheme with an "auth" entry's
+// permissions.
+func (c *Client) storedAs(got, sent []zk.ACL) bool {
+	want := make(map[zk.ACL]bool, len(sent))
+	var authPerms []int32
+	for _, a := range sent {
+		if a.Scheme == "auth" {
+			authPerms = append(authPerms, a.Perms)
+			continue
+		}
+		want[a] = true
+	}
+	var opaque []string // schemes whose ids are the server's to say
+	for _, p := range authPerms {
+		for _, ai := range c.opts.auth {
+			if user, pass, ok := strings.Cut(string(ai.auth), ":"); ok && ai.scheme == "digest" {
+				want[zk.DigestACL(p, user, pass)[0]] = true
+				continue
+			}
+			opaque = append(opaque, ai.scheme)
+		}
+	}
+	seen := make(map[zk.ACL]bool, len(want))
+	for _, a := range got {
+		switch {
+		case want[a]:
+			seen[a] = true
+		case slices.Contains(opaque, a.Scheme) && slices.Contains(authPerms, a.Perms):
+		default:
+			return false
+		}
+	}
+	return len(seen) == len(want)
 }
 
 // sameACL reports whether a and b grant the same, in any order.
