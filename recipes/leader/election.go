@@ -184,7 +184,12 @@ func (e *Election) session(ctx context.Context) (*framework.Session, error) {
 // suspended under the standard policy, session lost, node deleted) and
 // when ctx ends, as Curator's close interrupts takeLeadership: fn must then
 // stop acting as the leader, and Run campaigns again or returns. It
-// carries ctx's values and deadline, and FromContext finds the term in it. If fn returns an
+// carries ctx's values and deadline, and FromContext finds the term in it.
+// Its Done, Err and Value judge the term by the session's clock, as
+// Term.Done does: after a process pause past the session's deadline the
+// first look finds it cancelled (Err context.Canceled, context.Cause the
+// term's Err), before any goroutine ran; Term.Context says what holds for
+// contexts derived from it. If fn returns an
 // error while the term is still live, Run resigns and returns that error;
 // with RequeueOnError it logs the error at Warn, resigns, pauses and
 // campaigns again (Curator's autoRequeue after takeLeadership throws).
@@ -204,16 +209,13 @@ func (e *Election) Run(ctx context.Context, fn func(ctx context.Context) error) 
 	})
 }
 
-// leaderContext returns the context of Run's function for term t: derived
-// from Run's ctx (its values, deadline and cancellation) and cancelled too
-// when the term ends, with the term in it for FromContext.
+// leaderContext returns the context of Run's function for term t: under
+// Run's ctx (its values, deadline and cancellation), with the term in it
+// for FromContext, and cancelled when the term ends, judged at every look
+// (termCtx). cancel ends it once fn returned.
 func leaderContext(ctx context.Context, t *Term) (context.Context, context.CancelFunc) {
-	fctx, cancel := context.WithCancel(context.WithValue(ctx, termKey{}, t))
-	stop := context.AfterFunc(t.Context(), cancel)
-	return fctx, func() {
-		stop()
-		cancel()
-	}
+	c := newTermCtx(ctx, t)
+	return c, c.release
 }
 
 // run is Run with fn given the term.

@@ -27,6 +27,9 @@ type Term struct {
 	hold *locking.Hold
 	vals context.Context // the Campaign's context, for Context's values
 
+	ctxOnce sync.Once
+	ctx     *termCtx // Context's, made when first asked for
+
 	mu    sync.Mutex
 	cause error // why the term ended, fixed the first time it is known
 }
@@ -50,7 +53,7 @@ func newTerm(e *Election, h *locking.Hold, ctx context.Context) *Term {
 // costs 3 requests to begin and 1 to resign with one watch entry, on
 // Watch 4 and 2 with two.
 func (t *Term) watchNode() {
-	ctx := t.Context()
+	ctx := holdContext{t}
 	for {
 		_, _, ch, err := t.e.c.GetWOrdered(ctx, t.hold.Node())
 		if errors.Is(err, zk.ErrNoNode) {
@@ -144,28 +147,24 @@ func (t *Term) Err() error {
 }
 
 // Context returns a context for the leader's work: it is cancelled when the
-// term ends (its Done is the term's), carries the values of the Campaign's
-// context, and has no deadline.
+// term ends, carries the values of the Campaign's context (and the term,
+// for FromContext), and has no deadline. Its Done, Err and Value judge the
+// term as Done does, by the session's clock too: after a process pause past
+// the session's deadline the first look finds it cancelled, and
+// context.Cause gives the term's Err. A context derived from it after the
+// term ended is cancelled at once; one derived earlier is cancelled in the
+// same call as this one, by a look at it, at the term, or when the client
+// notices the end (see docs/leader.md, "Contexts after a pause"). Every
+// call returns the same context; it costs a goroutine until the term ends.
+// A nil Term's is cancelled, with ErrNotLeader as its cause.
 func (t *Term) Context() context.Context {
 	if t == nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(ErrNotLeader)
 		return ctx
 	}
-	return termContext{t}
-}
-
-// termContext is a Term seen as a context: no goroutine, and Done closes
-// exactly when the term's does.
-type termContext struct{ t *Term }
-
-func (c termContext) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (c termContext) Done() <-chan struct{}       { return c.t.hold.Done() }
-func (c termContext) Value(key any) any {
-	if key == (termKey{}) {
-		return c.t
-	}
-	return c.t.vals.Value(key)
+	t.ctxOnce.Do(func() { t.ctx = newTermCtx(t.vals, t) })
+	return t.ctx
 }
 
 // termKey is the context key under which a term's Context carries it.
@@ -180,12 +179,6 @@ func FromContext(ctx context.Context) *Term {
 	}
 	t, _ := ctx.Value(termKey{}).(*Term)
 	return t
-}
-func (c termContext) Err() error {
-	if c.t.hold.Err() != nil {
-		return context.Canceled
-	}
-	return nil
 }
 
 // Token returns the fencing token of the term: the czxid of our node. It is
