@@ -101,8 +101,9 @@ func (n *Node) validate() error {
 		return fmt.Errorf("%w: the root cannot be a node", ErrInvalidPath)
 	}
 	o := &n.o
-	if o.ttl < 0 {
-		return fmt.Errorf("%w: TTL %v", ErrInvalidOption, o.ttl)
+	if o.ttlSet && (o.ttl < MinTTL || o.ttl > MaxTTL) {
+		// Not "no TTL": a node the user asked to be reaped must be.
+		return fmt.Errorf("%w: TTL %v is outside [%v, %v]", ErrInvalidOption, o.ttl, MinTTL, MaxTTL)
 	}
 	if o.ttl > 0 {
 		switch {

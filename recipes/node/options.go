@@ -23,7 +23,8 @@ type options struct {
 	protected bool
 	// ttl makes a PersistentTtlNode: the node and its touch child are TTL
 	// nodes, the child touched every ttl/2. Default 0: none.
-	ttl time.Duration
+	ttl    time.Duration
+	ttlSet bool // WithTTL was given: its value is checked, 0 included
 	// noParents fails a create whose parent is missing instead of making
 	// the missing ancestors as containers. Default false: containers are
 	// made, as Curator's creatingParentContainersIfNeeded.
@@ -67,9 +68,19 @@ func Protected() Option { return func(o *options) { o.protected = true } }
 // last touch, then the node, within about 2×ttl plus its container check
 // interval, even if the touch child was never made. The server needs
 // zookeeper.extendedTypesEnabled=true; otherwise Start returns
-// ErrTTLUnsupported. ttl must be positive, and the mode persistent (Start
-// returns ErrInvalidOption otherwise).
-func WithTTL(ttl time.Duration) Option { return func(o *options) { o.ttl = ttl } }
+// ErrTTLUnsupported. ttl must be between MinTTL and MaxTTL, the server's
+// bounds (0, a negative ttl, or one beyond the bounds would make a plain
+// node that no TTL reaps, or one the server refuses), and the mode
+// persistent: Start returns an error matching ErrInvalidOption otherwise.
+func WithTTL(ttl time.Duration) Option { return func(o *options) { o.ttl, o.ttlSet = ttl, true } }
+
+// The bounds of WithTTL's ttl. The server keeps TTLs in whole
+// milliseconds, in 40 bits: it refuses 0 and anything over 2^40-1 ms
+// (about 34.8 years).
+const (
+	MinTTL = time.Millisecond
+	MaxTTL = (1<<40 - 1) * time.Millisecond
+)
 
 // ExpireAfterClose makes Close leave a TTL node (WithTTL) in place, as
 // Curator's PersistentTtlNode.close does: its touches stop, and the server

@@ -3,6 +3,7 @@ package node_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -239,4 +240,45 @@ func TestTTLRefusedByServer(t *testing.T) {
 	plain := node.New(c, "/plain", nil, node.WithMode(framework.Ephemeral))
 	start(t, plain)
 	closeNode(t, plain)
+}
+
+// Issue 33 item 11: WithTTL(0) made a plain node that no TTL reaps, though
+// the docs said it was refused. Every ttl outside the server's bounds is
+// refused by Start with ErrInvalidOption, before any I/O and leaving
+// nothing; the bounds themselves are accepted.
+func TestWithTTLBounds(t *testing.T) {
+	t.Parallel()
+	c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+	for _, tc := range []struct {
+		name string
+		ttl  time.Duration
+		ok   bool
+	}{
+		{"zero", 0, false},
+		{"negative", -time.Second, false},
+		{"under a millisecond", time.Millisecond - 1, false},
+		{"minimum", node.MinTTL, true},
+		{"an hour", time.Hour, true},
+		{"maximum", node.MaxTTL, true},
+		{"over the maximum", node.MaxTTL + time.Millisecond, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := "/ttl-" + strings.ReplaceAll(tc.name, " ", "-")
+			n := node.New(c, p, nil, node.WithTTL(tc.ttl))
+			err := n.Start(testkit.Ctx(t))
+			switch {
+			case !tc.ok && !errors.Is(err, node.ErrInvalidOption):
+				t.Fatalf("Start with TTL %v = %v, want ErrInvalidOption", tc.ttl, err)
+			case !tc.ok && stat(t, c, p) != nil:
+				t.Fatalf("a refused TTL %v left a node", tc.ttl)
+			case tc.ok && err != nil:
+				t.Fatalf("Start with TTL %v = %v", tc.ttl, err)
+			case tc.ok:
+				if st := stat(t, c, p); st == nil || st.EphemeralOwner != 0 {
+					t.Fatalf("TTL %v: node %+v", tc.ttl, st)
+				}
+			}
+			closeNode(t, n)
+		})
+	}
 }
