@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -38,6 +39,8 @@ type Discovery struct {
 	o    options
 	log  *zap.Logger
 	bad  metric.Int64Counter
+
+	done atomic.Bool // closed, for the picks that must not take mu
 
 	mu      sync.Mutex
 	closed  bool
@@ -508,6 +511,7 @@ func (d *Discovery) Close(ctx context.Context) error {
 		return nil
 	}
 	d.closed = true
+	d.done.Store(true)
 	regs := make([]*registration, 0, len(d.regs))
 	for _, r := range d.regs {
 		regs = append(regs, r)

@@ -44,3 +44,15 @@ var (
 	// nil *Discovery, *ServiceCache or *Provider.
 	ErrNilHandle = framework.ErrNilHandle
 )
+
+// Lifecycle errors, added separately so that the regression tests compile
+// before the fixes land.
+var (
+	// ErrAlreadyStarted is returned by a second Start of a ServiceCache or
+	// Provider that is running or starting; the running one is not
+	// touched.
+	ErrAlreadyStarted = errors.New("curator: service cache already started")
+	// ErrNilSource is returned by the picks of a Provider made by
+	// NewProvider with a nil InstanceSource.
+	ErrNilSource = errors.New("curator: provider has no instance source")
+)

@@ -30,7 +30,8 @@ type InstanceSource interface {
 // concurrent use; a pick does no I/O.
 type Provider struct {
 	src      InstanceSource
-	cache    startCloser // owned: started and closed with the provider
+	cache    startCloser   // owned: started and closed with the provider
+	sc       *ServiceCache // src when it is a ServiceCache: its Close closes the provider
 	strategy Strategy
 	filters  []func(Instance) bool
 	down     *downInstances
@@ -93,7 +94,9 @@ func WithDownInstancePolicy(timeout time.Duration, errorThreshold int) ProviderO
 
 // NewProvider returns a provider picking from src's instances. It does no
 // I/O and needs no Start; Discovery.Provider makes one over a cache of its
-// own.
+// own. When src is a *ServiceCache, the provider is closed with it (and
+// with its Discovery): picks return ErrClosed. A nil src (or a nil
+// *ServiceCache) makes a provider whose picks return ErrNilSource.
 func NewProvider(src InstanceSource, opts ...ProviderOption) *Provider {
 	o := defaultProviderOptions()
 	for _, opt := range opts {
@@ -107,6 +110,15 @@ func newProvider(src InstanceSource, o providerOptions) *Provider {
 		o.strategy = RoundRobin()
 	}
 	p := &Provider{src: src, strategy: o.strategy, filters: o.filters}
+	if sc, ok := src.(*ServiceCache); ok {
+		if sc == nil {
+			// A typed nil would pass the src == nil check and offer
+			// nothing, silently.
+			p.src = nil
+		} else {
+			p.sc = sc
+		}
+	}
 	if o.downTimeout > 0 {
 		p.down = newDownInstances(o.clock, o.downTimeout, o.downThreshold)
 	}
@@ -114,14 +126,19 @@ func newProvider(src InstanceSource, o providerOptions) *Provider {
 }
 
 // Start starts the provider's own cache (Discovery.Provider) and returns
-// once it has loaded the service's instances; ctx bounds the load. On
-// failure nothing is left running. A provider from NewProvider needs no
-// Start.
+// once it has loaded the service's instances; ctx bounds the load, and
+// while the server cannot be reached Start keeps trying until ctx ends.
+// On failure nothing is left running and Start may be called again. A
+// second Start of a started provider returns ErrAlreadyStarted (the
+// running cache is not touched); Start after Close, the cache's Close or
+// the Discovery's, returns ErrClosed; a nil *Provider returns
+// ErrNilHandle. A provider from NewProvider needs no Start: its Start
+// does nothing and returns nil (ErrClosed once closed).
 func (p *Provider) Start(ctx context.Context) error {
 	if p == nil {
 		return ErrNilHandle
 	}
-	if p.closed.Load() {
+	if p.closedNow() {
 		return ErrClosed
 	}
 	if p.cache == nil {
@@ -130,12 +147,37 @@ func (p *Provider) Start(ctx context.Context) error {
 	return p.cache.Start(ctx)
 }
 
+// closedNow reports whether the provider, or the cache it picks from, is
+// closed.
+func (p *Provider) closedNow() bool {
+	return p.closed.Load() || (p.sc != nil && p.sc.d != nil && p.sc.isClosed())
+}
+
+// usable returns why the provider cannot pick, nil if it can.
+func (p *Provider) usable() error {
+	switch {
+	case p == nil:
+		return ErrNilHandle
+	case p.src == nil:
+		return ErrNilSource
+	case p.sc != nil && p.sc.d == nil:
+		return ErrNilHandle // a provider of a nil *Discovery
+	case p.closedNow():
+		return ErrClosed
+	}
+	return nil
+}
+
 // Instance picks an instance for one use (do not keep it: pick again for
-// the next call, so that changes and NoteError take effect). It returns
-// ErrNoInstances when none is available, ErrClosed after Close.
+// the next call, so that changes and NoteError take effect). It does no
+// I/O and never blocks on the server. It returns ErrNoInstances when none
+// is available (as before the provider's Start has loaded its cache),
+// ErrClosed after Close of the provider, of its cache or of its
+// Discovery, ErrNilSource for a provider of a nil source and ErrNilHandle
+// for a nil *Provider.
 func (p *Provider) Instance() (Instance, error) {
-	if p == nil {
-		return Instance{}, ErrNilHandle
+	if err := p.usable(); err != nil {
+		return Instance{}, err
 	}
 	bufp, _ := p.pool.Get().(*[]Instance)
 	if bufp == nil {
@@ -147,9 +189,6 @@ func (p *Provider) Instance() (Instance, error) {
 		*bufp = avail[:0]
 		p.pool.Put(bufp)
 	}()
-	if p.closed.Load() {
-		return Instance{}, ErrClosed
-	}
 	if len(avail) == 0 {
 		return Instance{}, ErrNoInstances
 	}
@@ -158,8 +197,10 @@ func (p *Provider) Instance() (Instance, error) {
 
 // Instances returns every instance the provider would pick from now:
 // enabled, accepted by the filters, not down (Curator's getAllInstances).
+// It is nil where Instance would return an error other than
+// ErrNoInstances (a closed provider, a nil source or handle).
 func (p *Provider) Instances() []Instance {
-	if p == nil {
+	if p.usable() != nil {
 		return nil
 	}
 	return p.available(nil)
@@ -198,7 +239,10 @@ func (p *Provider) NoteError(inst Instance) {
 	p.down.noteError(inst)
 }
 
-// Close stops the provider's own cache; later picks return ErrClosed.
+// Close stops the provider's own cache, removing its watch from the
+// server; later picks return ErrClosed and Start returns ErrClosed. It
+// does not block on the server; it is idempotent, and a no-op on a nil
+// *Provider. A provider from NewProvider leaves its source open.
 func (p *Provider) Close() error {
 	if p == nil {
 		return nil

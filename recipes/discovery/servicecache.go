@@ -25,12 +25,26 @@ type ServiceCache struct {
 	cache *cache.Cache
 
 	mu        sync.Mutex
+	state     cacheState
 	instances map[string]Instance // by node name
 	snapshot  atomic.Pointer[[]Instance]
 	listeners fanout.Fanout[[]Instance]
-	stopCache func()
-	closed    atomic.Bool
+	stopCache func()      // the listener on cache, set once started
+	closed    atomic.Bool // Close was called: checked without s.mu by picks
 }
+
+// cacheState is where a ServiceCache is in its life. Start and Close
+// decide under s.mu, so a failed Start undoes only what it did itself and
+// never what a running Start did (a second Start once un-tracked the
+// first, and Discovery.Close then left its watch running).
+type cacheState int
+
+const (
+	cacheIdle     cacheState = iota // new, or a failed Start: may Start
+	cacheStarting                   // a Start is loading
+	cacheStarted                    // loaded and following
+	cacheClosed                     // closed: final
+)
 
 // Cache returns a cache of service name's instances. It does no I/O: Start
 // loads it. The Discovery's Close closes it.
@@ -50,8 +64,16 @@ func (d *Discovery) Cache(name string) *ServiceCache {
 // follows every change, across reconnections and session loss, and an
 // operator deleting the service's node and registering again is followed
 // too (CURATOR-163). A malformed instance node is skipped and reported,
-// as Discovery.Instances does. On failure (ctx's error, ErrClosed,
-// ErrInvalidInstance for a bad name) nothing is left running.
+// as Discovery.Instances does. While the server cannot be reached Start
+// keeps trying until ctx ends.
+//
+// A second Start while one runs or has succeeded returns
+// ErrAlreadyStarted and leaves the running cache as it is; Start after
+// Close (the cache's or the Discovery's) returns ErrClosed; a nil
+// *ServiceCache, or one of a nil *Discovery, returns ErrNilHandle. On
+// failure (those, ctx's error, ErrInvalidInstance for a bad name) nothing
+// is left running and no watch is left on the server; a Start that failed
+// may be called again.
 func (s *ServiceCache) Start(ctx context.Context) error {
 	if s == nil || s.d == nil {
 		return ErrNilHandle
@@ -62,24 +84,43 @@ func (s *ServiceCache) Start(ctx context.Context) error {
 	if err := segment(s.name); err != nil {
 		return fmt.Errorf("%w: service name: %v", ErrInvalidInstance, err)
 	}
-	if s.closed.Load() || !s.d.track(s, s.Close) {
+	s.mu.Lock()
+	switch s.state {
+	case cacheStarting, cacheStarted:
+		s.mu.Unlock()
+		return fmt.Errorf("discovery: cache of %s: %w", s.name, ErrAlreadyStarted)
+	case cacheClosed:
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	s.state = cacheStarting
+	s.mu.Unlock()
+	// From here this Start owns the tracking and the listener: only it
+	// undoes them.
+	if !s.d.track(s, s.Close) {
+		s.setIdle()
 		return ErrClosed
 	}
 	stop := s.cache.Listen(s.apply)
-	s.mu.Lock()
-	s.stopCache = stop
-	s.mu.Unlock()
 	if err := s.cache.Start(ctx); err != nil {
 		stop()
+		s.setIdle()
 		s.d.untrack(s)
-		if errors.Is(err, cache.ErrClosed) {
+		if errors.Is(err, cache.ErrClosed) || s.closed.Load() {
 			return ErrClosed
 		}
 		return fmt.Errorf("discovery: cache of %s: %w", s.name, err)
 	}
+	s.mu.Lock()
+	if s.state == cacheClosed {
+		// Closed while the load finished: Close found no listener to stop.
+		s.mu.Unlock()
+		stop()
+		return ErrClosed
+	}
+	s.state, s.stopCache = cacheStarted, stop
 	// The listener may lag the load: take what the load found now, so
 	// that Instances is complete when Start returns.
-	s.mu.Lock()
 	for _, id := range s.cache.Children(s.dir) {
 		if n, ok := s.cache.Get(framework.JoinPath(s.dir, id)); ok {
 			s.put(id, n)
@@ -90,11 +131,28 @@ func (s *ServiceCache) Start(ctx context.Context) error {
 	return nil
 }
 
+// setIdle lets a failed Start be tried again, unless Close came first.
+func (s *ServiceCache) setIdle() {
+	s.mu.Lock()
+	if s.state == cacheStarting {
+		s.state = cacheIdle
+	}
+	s.mu.Unlock()
+}
+
+// isClosed reports whether the cache, or its Discovery, is closed.
+func (s *ServiceCache) isClosed() bool {
+	return s.closed.Load() || s.d.done.Load()
+}
+
 // apply follows one event of the underlying cache.
 func (s *ServiceCache) apply(e cache.Event) {
 	parent, id := framework.SplitPath(e.Path)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.state == cacheClosed {
+		return
+	}
 	switch e.Type {
 	case cache.Created, cache.Changed:
 		if parent != s.dir {
@@ -166,9 +224,12 @@ func sameInstances(a, b []Instance) bool {
 }
 
 // Instances returns the cached instances, sorted by node name: a snapshot
-// the caller must not modify. It does no I/O.
+// the caller must not modify. It does no I/O. Before Start it is empty;
+// after Close (the cache's or its Discovery's) it is nil: a closed cache
+// no longer follows the service, and the Discovery's Close has just
+// unregistered its own instances, so nothing it held is offered.
 func (s *ServiceCache) Instances() []Instance {
-	if s == nil {
+	if s == nil || s.d == nil || s.isClosed() {
 		return nil
 	}
 	return *s.snapshot.Load()
@@ -177,7 +238,8 @@ func (s *ServiceCache) Instances() []Instance {
 // Listen registers fn for every change of the cached instances from now on
 // (Curator's ServiceCacheListener.cacheChanged), with the new list: in
 // order, never dropped, on a goroutine of the listener's own. cancel
-// unregisters it.
+// unregisters it and never blocks. On a closed or nil *ServiceCache, or
+// with a nil fn, Listen registers nothing and returns a no-op cancel.
 func (s *ServiceCache) Listen(fn func([]Instance)) (cancel func()) {
 	if s == nil {
 		return func() {}
@@ -186,18 +248,27 @@ func (s *ServiceCache) Listen(fn func([]Instance)) (cancel func()) {
 }
 
 // Close stops following changes and removes the cache's watch from the
-// server; the last instances stay readable. It is idempotent.
+// server; Instances is nil from then on, and the listeners' goroutines
+// end once they have delivered what was queued. A Start in progress
+// returns ErrClosed. It does not block on the server; it is idempotent,
+// and a no-op on a nil *ServiceCache. The error is the underlying
+// cache's.
 func (s *ServiceCache) Close() error {
 	if s == nil || s.closed.Swap(true) {
 		return nil
 	}
+	s.mu.Lock()
+	s.state = cacheClosed
+	stop := s.stopCache
+	s.stopCache = nil
+	s.mu.Unlock()
 	if s.d != nil {
 		s.d.untrack(s)
 	}
-	err := s.cache.Close()
-	s.mu.Lock()
-	stop := s.stopCache
-	s.mu.Unlock()
+	var err error
+	if s.cache != nil {
+		err = s.cache.Close()
+	}
 	if stop != nil {
 		stop()
 	}
