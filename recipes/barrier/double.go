@@ -43,6 +43,7 @@ type Double struct {
 	member membership // Done and Err's state while entered
 
 	wakeups atomic.Int64 // events that made a wait look again (tests)
+	waits   atomic.Int64 // Leave's waits begun: watch set, target there (tests)
 }
 
 // NewDouble returns a member of the double barrier at path for n members.
@@ -423,6 +424,7 @@ func (d *Double) waitGone(ctx context.Context, m member) error {
 	if err != nil || stat == nil || stat.Czxid != m.czxid {
 		return err
 	}
+	d.waits.Add(1)
 	if err := next(ctx, w); err != nil {
 		return err
 	}

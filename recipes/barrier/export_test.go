@@ -5,3 +5,6 @@ func Wakeups(d *Double) int64 { return d.wakeups.Load() }
 
 // Node returns the member's node path.
 func Node(d *Double) string { return d.node }
+
+// LeaveWaits returns how many times Leave began to wait for a member.
+func LeaveWaits(d *Double) int64 { return d.waits.Load() }

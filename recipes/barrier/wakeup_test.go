@@ -1,7 +1,13 @@
 package barrier_test
 
 import (
+	"context"
+	"fmt"
+	stdatomic "sync/atomic"
 	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
@@ -37,11 +43,12 @@ func enterBoth(t *testing.T, a, b *barrier.Double) {
 }
 
 // awaitWokenAndWaiting waits until d's wait woke (its wake-up count passed
-// before) and then either Leave returned (a failure: the lowest member,
-// whose node is at lowNode, never left) or d is waiting again on lowNode.
-func awaitWokenAndWaiting(t *testing.T, c *framework.Client, d *barrier.Double, before int64, lowNode string, left <-chan error) {
+// woken) and then until either Leave returned (a failure: the lowest
+// member never left) or d began to wait again (its wait count passed
+// waited).
+func awaitWokenAndWaiting(t *testing.T, d *barrier.Double, woken, waited int64, left <-chan error) {
 	t.Helper()
-	testkit.Eventually(t, "the leaving member woke", func() bool { return barrier.Wakeups(d) > before })
+	testkit.Eventually(t, "the leaving member woke", func() bool { return barrier.Wakeups(d) > woken })
 	var returned bool
 	var err error
 	testkit.Eventually(t, "Leave returned, or waits again for the lowest", func() bool {
@@ -51,12 +58,7 @@ func awaitWokenAndWaiting(t *testing.T, c *framework.Client, d *barrier.Double, 
 			return true
 		default:
 		}
-		for _, w := range testkit.SessionWatches(t, zkAddr, c.SessionID()) {
-			if w == testkit.FullPath(c, lowNode) {
-				return true
-			}
-		}
-		return false
+		return barrier.LeaveWaits(d) > waited
 	})
 	if returned {
 		t.Fatalf("Leave returned %v after a wake-up while the lowest member had not left", err)
@@ -65,29 +67,73 @@ func awaitWokenAndWaiting(t *testing.T, c *framework.Client, d *barrier.Double, 
 
 // Issue 33 item 3 (GH-1290's pattern in Leave, pitfall 26): a member that
 // does not sort first deletes its node and waits for the lowest; a
-// reconnection wakes it, and it must look again and go on waiting, not
-// return while the lowest member, which never called Leave, is still in.
-func TestLeaveReconnectIsNotTheLowestLeaving(t *testing.T) {
+// reconnection (a 300 ms cut), a new session (its old one expired while
+// partitioned) or a server restart wakes it, and it must look again and
+// go on waiting, not return while the lowest member, which never called
+// Leave, is still in. Before the fix Leave returned nil on the wake-up.
+func TestLeaveWakeUpIsNotTheLowestLeaving(t *testing.T) {
 	t.Parallel()
+	t.Run("reconnect", func(t *testing.T) {
+		t.Parallel()
+		proxy := zktest.NewProxy(t, zkAddr)
+		leaveSurvives(t, zkAddr, proxy.Addr(), nil, func(hc *framework.Client) {
+			proxy.Cut()
+			testkit.WaitState(t, hc, connstate.Suspended)
+			proxy.Restore()
+			testkit.WaitState(t, hc, connstate.Reconnected)
+		})
+	})
+	t.Run("new session", func(t *testing.T) {
+		t.Parallel()
+		proxy := zktest.NewProxy(t, zkAddr)
+		leaveSurvives(t, zkAddr, proxy.Addr(), []framework.Option{framework.WithSessionTimeout(3 * time.Second)},
+			func(hc *framework.Client) {
+				old := hc.SessionID()
+				proxy.BlackHole()
+				testkit.WaitState(t, hc, connstate.Lost)
+				proxy.Restore()
+				testkit.Eventually(t, "a new session", func() bool {
+					return hc.State() == connstate.Reconnected && hc.SessionID() != old
+				})
+			})
+	})
+	t.Run("server restart", func(t *testing.T) {
+		t.Parallel()
+		srv := zktest.StartServer(t)
+		// The lowest keeps its place across the outage (SessionPolicy).
+		leaveSurvives(t, srv.Addr(), srv.Addr(), []framework.Option{framework.WithErrorPolicy(connstate.SessionPolicy{})},
+			func(hc *framework.Client) {
+				if err := srv.Restart(); err != nil {
+					t.Fatal(err)
+				}
+				testkit.WaitState(t, hc, connstate.Reconnected)
+			})
+	})
+}
+
+// leaveSurvives enters two members of a barrier of 2 (the high one on
+// highAddr), has the high one Leave, wakes it with fault, and checks that
+// it waits again for the low one, which then leaves: both return and
+// nothing is left.
+func leaveSurvives(t *testing.T, lowAddr, highAddr string, opts []framework.Option, fault func(hc *framework.Client)) {
 	ctx := testkit.Ctx(t)
 	ns := testkit.Unique(t)
-	proxy := zktest.NewProxy(t, zkAddr)
-	hc := testkit.Connect(t, proxy.Addr(), ns)
-	lc := testkit.Connect(t, zkAddr, ns)
-	obs := testkit.Connect(t, zkAddr, ns)
+	hc := testkit.Connect(t, highAddr, ns, opts...)
+	lc := testkit.Connect(t, lowAddr, ns, opts...)
+	obs := testkit.Connect(t, lowAddr, ns)
 	low, high := lowHigh(t, lc, hc)
 	enterBoth(t, low, high)
 
-	before := barrier.Wakeups(high)
+	woken := barrier.Wakeups(high)
 	left := async(func() error { return high.Leave(ctx) })
-	testkit.AwaitWatch(t, zkAddr, hc, barrier.Node(low))
-	proxy.Cut()
-	testkit.WaitState(t, hc, connstate.Suspended)
-	proxy.Restore()
-	testkit.WaitState(t, hc, connstate.Reconnected)
-	awaitWokenAndWaiting(t, hc, high, before, barrier.Node(low), left)
+	testkit.Eventually(t, "Leave waiting", func() bool { return barrier.LeaveWaits(high) == 1 })
+	testkit.AwaitWatch(t, lowAddr, hc, barrier.Node(low))
+	fault(hc)
+	awaitWokenAndWaiting(t, high, woken, 1, left)
+	if err := low.Err(); err != nil {
+		t.Fatalf("the lowest lost its place: %v", err)
+	}
 
-	// The lowest leaves: both return and nothing is left.
 	if err := low.Leave(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -97,5 +143,60 @@ func TestLeaveReconnectIsNotTheLowestLeaving(t *testing.T) {
 	if kids := testkit.Children(t, obs, barrierPath); len(kids) != 0 {
 		t.Fatalf("left behind: %v", kids)
 	}
-	testkit.AwaitWatchCount(t, zkAddr, 0, hc, lc)
+	testkit.AwaitWatchCount(t, lowAddr, 0, hc, lc)
+}
+
+// Back-to-back rounds with no pause between Enter and Leave, each member
+// entering the next round as soon as its Leave returns: Curator's double
+// barrier hangs in enter() now and then here (a lost wake-up), and a Leave
+// that counted the next round's entrants (a handle keeps its node's name)
+// or deleted the next round's ready node would hang it too. Every round is
+// bounded, and the rounds are checked: a member passes Enter of round k
+// only once every member has called it, and Leave of round k only once
+// every member has called that.
+func TestBackToBackRounds(t *testing.T) {
+	t.Parallel()
+	const members, rounds = 3, 200
+	ns := testkit.Unique(t)
+	ds, cs := doublesAndClients(t, ns, members, members)
+	var entering, leaving [members]stdatomic.Int64
+	check := func(what string, i, k int, started *[members]stdatomic.Int64) error {
+		for j := range started {
+			if got := started[j].Load(); got < int64(k) {
+				return fmt.Errorf("member %d passed %s of round %d while member %d had called it %d times", i, what, k, j, got)
+			}
+		}
+		return nil
+	}
+	var g errgroup.Group
+	for i, d := range ds {
+		g.Go(func() error {
+			for k := 1; k <= rounds; k++ {
+				ctx, cancel := context.WithTimeout(context.Background(), testkit.Deadline)
+				entering[i].Store(int64(k))
+				err := d.Enter(ctx)
+				if err == nil {
+					err = check("Enter", i, k, &entering)
+				}
+				if err == nil {
+					leaving[i].Store(int64(k))
+					err = d.Leave(ctx)
+				}
+				if err == nil {
+					err = check("Leave", i, k, &leaving)
+				}
+				cancel()
+				if err != nil {
+					return fmt.Errorf("member %d, round %d: %w", i, k, err)
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	obs := testkit.Connect(t, zkAddr, ns)
+	testkit.Eventually(t, "an empty barrier", func() bool { return len(testkit.Children(t, obs, barrierPath)) == 0 })
+	testkit.AwaitWatchCount(t, zkAddr, 0, cs...)
 }
