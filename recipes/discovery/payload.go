@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 )
 
@@ -150,11 +151,43 @@ func (i Instance) PayloadClass() string {
 	return w.Class
 }
 
-// DecodePayload unmarshals the instance's payload into v ("@class" is
-// ignored unless v has a field for it).
+// DecodePayload unmarshals the instance's payload into v as Jackson reads
+// it: Jackson's type tag is not part of the value. "@class" is left out
+// of a map (and of the map an `any` receives) and goes only into a
+// struct field made for it (`json:"@class"`); a typed array wrapper
+// ["java.class.Name", value] decodes as its value. An error if there is
+// no payload or it does not fit v (v is then as json.Unmarshal leaves it).
 func (i Instance) DecodePayload(v any) error {
 	if len(i.Payload) == 0 {
 		return fmt.Errorf("service %q instance %q: no payload", i.Name, i.ID)
 	}
-	return json.Unmarshal(i.Payload, v)
+	p := bytes.TrimSpace(i.Payload)
+	if len(p) > 0 && p[0] == '[' && typedArray(p) {
+		var a []json.RawMessage
+		_ = json.Unmarshal(p, &a) // typedArray has checked it
+		p = a[1]
+	}
+	if err := json.Unmarshal(p, v); err != nil {
+		return fmt.Errorf("service %q instance %q: payload: %w", i.Name, i.ID, err)
+	}
+	dropClassKey(reflect.ValueOf(v))
+	return nil
 }
+
+// dropClassKey deletes "@class" from the map v points to, directly or
+// through an interface: the key json.Unmarshal put there from the tag.
+func dropClassKey(v reflect.Value) {
+	for v.IsValid() && (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) {
+		if v.IsNil() {
+			return
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Map || v.IsNil() || v.Type().Key().Kind() != reflect.String {
+		return
+	}
+	v.SetMapIndex(reflect.ValueOf(classKey).Convert(v.Type().Key()), reflect.Value{})
+}
+
+// classKey is Jackson's type tag property.
+const classKey = "@class"
