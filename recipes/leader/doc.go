@@ -17,6 +17,14 @@
 // one loop"): one protected create, one round trip per hand-over, no herd,
 // nothing left behind by a failed campaign.
 //
+// The two layouts ignore each other's nodes, so on one path each would
+// elect a leader of its own. An election refuses a path that holds the
+// other layout's nodes with ErrLayoutMismatch (Campaign, after a look
+// behind its own create, so that of two candidates of different layouts
+// the later one refuses; Run, Start's Latch, Leader and Participants), and
+// a refused Campaign leaves no node. Curator does not look: a Java
+// candidate that arrives second is not refused.
+//
 // # Guarantees
 //
 // At most one Term is live at a time across all participants, as long as

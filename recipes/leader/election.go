@@ -74,7 +74,8 @@ func New(c *framework.Client, path string, opts ...Option) *Election {
 		data = []byte{}
 	}
 	e.driver = locking.StandardDriver{LockName: e.name, Data: data}
-	e.l = locking.New(c, path, e.driver, locking.WithLogger(e.log), locking.WithErrorPolicy(o.policy),
+	d := driver{StandardDriver: e.driver, c: c, path: path}
+	e.l = locking.New(c, path, d, locking.WithLogger(e.log), locking.WithErrorPolicy(o.policy),
 		locking.WithOneSession(ErrSessionLost), // a candidacy lives in one session
 		locking.WithKind("leader"),             // the selector layout's nodes are a mutex's
 		locking.WithName(o.telemetryName))
@@ -357,6 +358,9 @@ func (e *Election) read(ctx context.Context, first bool) ([]Participant, []node,
 // readNodes reads the participants among children (their data is the id);
 // see read.
 func (e *Election) readNodes(ctx context.Context, children []string, first bool) ([]Participant, []node, error) {
+	if err := mismatch(e.name, children); err != nil {
+		return nil, nil, err
+	}
 	sorted := locking.SortChildren(children, e.driver.Sequence)
 	type got struct {
 		data []byte

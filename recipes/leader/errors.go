@@ -41,6 +41,12 @@ var (
 	ErrNilClient = framework.ErrNilClient
 	// ErrInvalidPath is framework.ErrInvalidPath.
 	ErrInvalidPath = framework.ErrInvalidPath
+	// ErrLayoutMismatch is framework.ErrLayoutMismatch: the election's
+	// path holds the other layout's nodes (a LeaderLatch's "latch-" beside
+	// a LeaderSelector's, or any InterProcessMutex's, "lock-"). Campaign,
+	// Run, Start's Latch, Leader and Participants refuse such a path; the
+	// error names a node found. A refused Campaign leaves no node.
+	ErrLayoutMismatch = framework.ErrLayoutMismatch
 )
 
 // lost returns the Err of a term that ended for reason.
