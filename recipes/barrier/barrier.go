@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 
@@ -17,6 +18,8 @@ type Barrier struct {
 	c    *framework.Client
 	path string
 	err  error
+
+	wakeups atomic.Int64 // events that made Wait look again (tests)
 }
 
 // New returns the barrier at path. It does no I/O: a nil client or an
@@ -70,7 +73,9 @@ func (b *Barrier) Wait(ctx context.Context) error {
 	if b.err != nil {
 		return b.wrap("wait", b.err)
 	}
-	// Watch first, then look: a deletion after the look is an event.
+	// Watch first, then look: a deletion after the look is an event. Any
+	// event (a reconnection's resync too) only says "look again": the
+	// node's absence, read from the server, is the condition.
 	w, err := b.c.Watch(ctx, b.path)
 	if err != nil {
 		return b.wrap("wait", err)
@@ -87,6 +92,7 @@ func (b *Barrier) Wait(ctx context.Context) error {
 		if err := next(ctx, w); err != nil {
 			return b.wrap("wait", err)
 		}
+		b.wakeups.Add(1)
 	}
 }
 

@@ -8,3 +8,7 @@ func Node(d *Double) string { return d.node }
 
 // LeaveWaits returns how many times Leave began to wait for a member.
 func LeaveWaits(d *Double) int64 { return d.waits.Load() }
+
+// BarrierWakeups returns how many events made the barrier's Wait look
+// again.
+func BarrierWakeups(b *Barrier) int64 { return b.wakeups.Load() }

@@ -200,3 +200,64 @@ func TestBackToBackRounds(t *testing.T) {
 	testkit.Eventually(t, "an empty barrier", func() bool { return len(testkit.Children(t, obs, barrierPath)) == 0 })
 	testkit.AwaitWatchCount(t, zkAddr, 0, cs...)
 }
+
+// A wake-up is not the condition (pitfall 26) for Barrier.Wait either: a
+// reconnection, or a new session after the old one expired, wakes a
+// waiter while the barrier's node is still there, and Wait must go on
+// waiting (the node's existence is held across the window by the admin,
+// on a client of its own); it returns once the node is removed.
+func TestBarrierWaitWakeUpIsNotTheBarrierOpening(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		opts    []framework.Option
+		newSess bool
+	}{
+		{"reconnect", nil, false},
+		{"new session", []framework.Option{framework.WithSessionTimeout(3 * time.Second)}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := testkit.Ctx(t)
+			ns := testkit.Unique(t)
+			proxy := zktest.NewProxy(t, zkAddr)
+			wc := testkit.Connect(t, proxy.Addr(), ns, tc.opts...)
+			admin := barrier.New(testkit.Connect(t, zkAddr, ns), "/gate")
+			if err := admin.Set(ctx); err != nil {
+				t.Fatal(err)
+			}
+			b := barrier.New(wc, "/gate")
+			waited := async(func() error { return b.Wait(ctx) })
+			testkit.AwaitWatch(t, zkAddr, wc, "/gate")
+			before := barrier.BarrierWakeups(b)
+			old := wc.SessionID()
+			if tc.newSess {
+				proxy.BlackHole()
+				testkit.WaitState(t, wc, connstate.Lost)
+			} else {
+				proxy.Cut()
+				testkit.WaitState(t, wc, connstate.Suspended)
+			}
+			proxy.Restore()
+			testkit.Eventually(t, "reconnected", func() bool {
+				return wc.State() == connstate.Reconnected && (!tc.newSess || wc.SessionID() != old)
+			})
+			testkit.Eventually(t, "the waiter woke", func() bool { return barrier.BarrierWakeups(b) > before })
+			// Woken; it looks again, finds the node and waits again on
+			// the watch of its (possibly new) session.
+			testkit.AwaitWatch(t, zkAddr, wc, "/gate")
+			select {
+			case err := <-waited:
+				t.Fatalf("Wait returned %v after a wake-up while the barrier was set", err)
+			default:
+			}
+			if err := admin.Remove(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := await(t, waited, "Wait"); err != nil {
+				t.Fatal(err)
+			}
+			testkit.AwaitWatchCount(t, zkAddr, 0, wc)
+		})
+	}
+}
