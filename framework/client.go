@@ -82,6 +82,12 @@ type core struct {
 	set watchCounts
 	// pw is the registry of persistent watches (persistent.go).
 	pw *persistentWatches
+
+	// kick wakes the keepalive goroutine (keepalive.go) when
+	// keepaliveTimer (under mu), armed on the client's clock, says a ping
+	// may be due.
+	kick           chan struct{}
+	keepaliveTimer clock.Timer
 }
 
 // handle is one go-zookeeper connection. The client replaces it when it
@@ -172,6 +178,7 @@ func connectOptions(ctx context.Context, connectString string, servers []string,
 			events:    newEventQueue(),
 			tel:       newClientTelemetry(&o),
 			first:     make(chan struct{}),
+			kick:      make(chan struct{}, 1),
 		},
 		prefix:    chroot + o.namespace,
 		namespace: o.namespace,
@@ -189,8 +196,9 @@ func connectOptions(ctx context.Context, connectString string, servers []string,
 	}
 	c.h = h
 	c.mu.Unlock()
-	c.wg.Add(1)
+	c.wg.Add(2)
 	go c.run()
+	go c.runKeepalive()
 	if o.ensemble.track {
 		c.wg.Add(1)
 		go c.trackEnsemble()
@@ -265,8 +273,19 @@ func (c *Client) dial(gen uint64) (*handle, error) {
 		c.hosts = &trackedHosts{}
 		hosts = c.hosts
 	}
+	// Either way paced by the client rather than by go-zookeeper's
+	// second-long sleep between rounds (hostprovider.go). The pauses are
+	// the network's business, on the wall clock: the client's clock
+	// (WithClock in tests) times the expiry and the keepalive.
+	w, asked := h.wire, c.opts.sessionTimeout
+	paced := &pacedHosts{HostProvider: hosts, clock: clock.Real, gone: w.gone, timeout: func() time.Duration {
+		if ms := w.timeout(); ms > 0 {
+			return time.Duration(ms) * time.Millisecond
+		}
+		return asked
+	}}
 	conn, loopEvents, err := zk.Connect(c.servers, c.opts.sessionTimeout,
-		zk.WithHostProvider(hosts),
+		zk.WithHostProvider(paced),
 		zk.WithDialer(h.wire.dialer(dialer)),
 		zk.WithLogger(zkLogger{c.log.Named("zk")}),
 		zk.WithLogInfo(false),
@@ -352,6 +371,7 @@ func (c *Client) Close() error {
 		c.closed = true
 		connected := c.state.IsConnected()
 		c.stopExpiryLocked()
+		c.stopKeepaliveLocked()
 		h := c.h
 		guards := c.guards
 		c.guards = nil

@@ -101,6 +101,9 @@ func (c *Client) handle(e connEvent) {
 			c.setStateLocked(connstate.Reconnected)
 		}
 		c.armExpiryLocked()
+		// The connect request was just answered: the keepalive works out
+		// when its first ping is due.
+		c.armKeepaliveLocked(0)
 	case zk.StateConnectedReadOnly:
 		if c.state != 0 {
 			c.setStateLocked(connstate.ReadOnly)

@@ -49,6 +49,12 @@ func withClock(clk clock.Clock) Option {
 	return func(o *options) error { o.clock = clk; return nil }
 }
 
+// withoutKeepalive turns the keepalive's pings off: a test of the watchdog
+// alone decides what is sent and when.
+func withoutKeepalive() Option {
+	return func(o *options) error { o.noKeepalive = true; return nil }
+}
+
 // The watchdog on the client's clock, against a real server: while the
 // client is partitioned, Lost falls due expiryPercent of the negotiated
 // timeout after the send of the last answered request, not a moment
@@ -64,7 +70,10 @@ func TestClientSideExpiryOnClock(t *testing.T) {
 	start := fake.Now()
 	// A short session: go-zookeeper notices the black hole below after
 	// two thirds of it, in real time.
-	c := connect(t, proxy.Addr(), WithNamespace(ns), WithSessionTimeout(2*time.Second), withClock(fake))
+	// Without the keepalive, whose pings (and timer) would move the
+	// acknowledgement this test places by hand: TestKeepaliveOnClock
+	// runs it on the same fake clock.
+	c := connect(t, proxy.Addr(), WithNamespace(ns), WithSessionTimeout(2*time.Second), withClock(fake), withoutKeepalive())
 	ctx := testCtx(t)
 	timeout := c.SessionTimeout()
 	states := record(c)

@@ -4,6 +4,11 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/internal/clock"
 )
 
 // trackedHosts is the go-zookeeper HostProvider of a connection of a
@@ -45,8 +50,8 @@ func (h *trackedHosts) Len() int {
 }
 
 // Next returns the next server to try; retryStart is true once every
-// server has been tried since the last connection, which makes
-// go-zookeeper pause a second before the next round.
+// server has been tried since the last connection (pacedHosts, which
+// wraps it, pauses then).
 func (h *trackedHosts) Next() (server string, retryStart bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -63,4 +68,106 @@ func (h *trackedHosts) Connected() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.last = h.curr
+}
+
+// pacedHosts is the go-zookeeper HostProvider of every connection: it
+// wraps the provider that picks the servers (go-zookeeper's
+// DNSHostProvider, or trackedHosts with the ensemble tracker) and paces
+// the redials itself. go-zookeeper's connection loop sleeps a whole second
+// whenever Next says a round of the servers starts again (retryStart),
+// which, with one server, is before every redial: a client whose
+// connection was cut for 2.2 s of a 4 s session redialled 3 s into the
+// cut, and too late for its session half the time (issue 33, item 9).
+// Next reports retryStart only once the connection is given up (so that
+// go-zookeeper's loop looks at its Close); between rounds it pauses as
+// redialPause says: the first round at once, the next ones tens of
+// milliseconds apart, so a refused server is not dialled in a busy loop.
+//
+// Unlike go-zookeeper's pause, this one does not fail the requests queued
+// while disconnected (ErrNoServer): they wait for the next connection, as
+// the Java client's do, or for their caller's ctx. The client's own
+// requests do not queue there: they wait for a connection first
+// (waitConnected).
+type pacedHosts struct {
+	zk.HostProvider
+	clock clock.Clock
+	// timeout is the session timeout the pauses are cut to (redialPause).
+	timeout func() time.Duration
+	// gone is closed once the connection is given up (wire.abandon).
+	gone <-chan struct{}
+
+	mu     sync.Mutex
+	rounds int // rounds of the servers begun since the last connection
+}
+
+// Next returns the next server to dial, after the pause that a new round
+// of the servers takes. It reports retryStart, which makes go-zookeeper
+// check whether it is closed (and pause a second if not), only once the
+// connection is given up.
+func (p *pacedHosts) Next() (server string, retryStart bool) {
+	server, retryStart = p.HostProvider.Next()
+	if !retryStart {
+		return server, false
+	}
+	p.mu.Lock()
+	round := p.rounds
+	p.rounds++
+	p.mu.Unlock()
+	if d := jitter(redialPause(round, p.timeout())); d > 0 {
+		wake := make(chan struct{})
+		t := p.clock.AfterFunc(d, func() { close(wake) })
+		select {
+		case <-wake:
+		case <-p.gone:
+			t.Stop()
+		}
+	}
+	select {
+	case <-p.gone:
+		return server, true
+	default:
+		return server, false
+	}
+}
+
+// Connected records a successful connection: the next round of the
+// servers, after a disconnection, starts at once.
+func (p *pacedHosts) Connected() {
+	p.HostProvider.Connected()
+	p.mu.Lock()
+	p.rounds = 0
+	p.mu.Unlock()
+}
+
+// Bounds of the pause between rounds of redials (redialPause).
+const (
+	redialFirst = 10 * time.Millisecond  // the second round's pause; doubled each round
+	redialMin   = 10 * time.Millisecond  // the least the longest pause may be
+	redialMax   = 250 * time.Millisecond // the most it may be
+	// redialDivisor cuts the longest pause to this fraction of the
+	// session timeout: a pause is part of what a cut costs before the
+	// client-side deadline (see keepaliveDivisor).
+	redialDivisor = 80
+)
+
+// redialPause is the pause before round round (0 for the first) of
+// redials since the last connection, for a session of timeout: none for
+// the first (a cut that just ended is redialled at once), then 10 ms,
+// doubling, up to an eightieth of the timeout within [10 ms, 250 ms]
+// (50 ms for a 4 s session, 250 ms from 20 s up).
+func redialPause(round int, timeout time.Duration) time.Duration {
+	if round <= 0 {
+		return 0
+	}
+	longest := min(max(timeout/redialDivisor, redialMin), redialMax)
+	return min(redialFirst<<min(round-1, 16), longest)
+}
+
+// jitter spreads d over [d/2, d], so that clients cut off together do not
+// redial in step.
+func jitter(d time.Duration) time.Duration {
+	if d <= 1 {
+		return d
+	}
+	return d/2 + rand.N(d-d/2+1)
 }

@@ -68,6 +68,9 @@ type options struct {
 	// circuit, when set, puts every listener behind a circuit breaker
 	// under it (circuit.go): none, as in Curator.
 	circuit retry.Policy
+	// noKeepalive turns the keepalive's pings off (keepalive.go): for
+	// internal tests of the watchdog alone, on a fake clock.
+	noKeepalive bool
 }
 
 type authInfo struct {

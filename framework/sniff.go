@@ -57,6 +57,10 @@ type wire struct {
 	retired   atomic.Bool
 	timeoutMs int64     // negotiated session timeout, 0 until known
 	lastAck   time.Time // send time of the last acknowledged request, zero until one
+	lastPing  time.Time // send time of the last ping of the client's own (keepalive.go)
+	// gone is closed once the connection is abandoned: the host
+	// provider's pause between redials ends then (hostprovider.go).
+	gone chan struct{}
 
 	mu        sync.Mutex
 	live      *wireConn              // the socket in use, nil between connections
@@ -89,7 +93,7 @@ const (
 )
 
 func newWire(handshake time.Duration, clk clock.Clock) *wire {
-	return &wire{handshake: handshake, clock: clk, want: map[string]wanted{}, pending: map[int32]string{}, got: map[string]createReply{}}
+	return &wire{handshake: handshake, clock: clk, gone: make(chan struct{}), want: map[string]wanted{}, pending: map[int32]string{}, got: map[string]createReply{}}
 }
 
 // handshakeTimeout is how long a connection may wait for the server's
@@ -298,6 +302,9 @@ func (e dialErrors) Unwrap() []error {
 // long session) end at once instead of when their read deadline passes.
 func (w *wire) abandon() {
 	w.mu.Lock()
+	if !w.abandoned {
+		close(w.gone)
+	}
 	w.abandoned = true
 	live := w.live
 	w.live = nil
@@ -331,6 +338,10 @@ type wireConn struct {
 	// dialAgain dials the same server (for srvr, see persistent.go).
 	dialAgain func() (net.Conn, error)
 	caps      atomic.Int32 // capUnknown, capYes, capNo: persistent watches
+	// established is set once the server's connect response gave the
+	// connection a session: requests of the client's own (pings) may go
+	// out from then on, never before the connect request is answered.
+	established atomic.Bool
 
 	// Writes of go-zookeeper's frames and of the client's own (injected
 	// between them: AddWatch, SetWatches2, RemoveWatches) take writeMu, so
@@ -818,6 +829,9 @@ func (c *wireConn) reply(h []byte) {
 				c.w.mu.Unlock()
 				if sent {
 					c.w.ack(at)
+				}
+				if c.session != 0 {
+					c.established.Store(true)
 				}
 				if c.w.pw != nil && c.session != 0 && !c.w.retired.Load() {
 					// Before go-zookeeper has the session, so
