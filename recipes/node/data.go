@@ -39,7 +39,11 @@ func (n *Node) pushData(ctx context.Context) error {
 			if n.reg.czxid == reg.czxid {
 				n.version, n.pushed, n.dirty = st.Version, gen, false
 			}
+			n.fits, n.fitsGen = data, gen
 			n.mu.Unlock()
+		case errors.Is(err, framework.ErrDataTooLarge):
+			n.refused(gen, err)
+			return err
 		case errors.Is(err, zk.ErrBadVersion):
 			// Someone else wrote it: read our incarnation's version.
 			st, err := n.c.Exists(ctx, reg.path)
@@ -60,6 +64,34 @@ func (n *Node) pushData(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// refused drops the data of gen, refused for its size, if it is still the
+// latest: the Node's data falls back to the last that fitted, so that the
+// node can be made again. It reports whether the data to write has
+// changed since gen (false: the data that fitted is refused too, and the
+// caller reports the error).
+func (n *Node) refused(gen uint64, err error) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.gen != gen {
+		return true // a newer SetData, or a fall-back already
+	}
+	if n.fitsGen == gen {
+		return false
+	}
+	n.log.Warn("node: data refused for its size; keeping the last data that fitted",
+		zap.Int("refused_bytes", len(n.data)), zap.Int("kept_bytes", len(n.fits)), zap.Error(err))
+	// A new generation whose data is fits: a node that carries fits (all
+	// there is after a write, whose success sets pushed with fitsGen) is
+	// not written again.
+	n.gen++
+	n.data = n.fits
+	if n.pushed == n.fitsGen {
+		n.pushed = n.gen
+	}
+	n.fitsGen = n.gen
+	return true
 }
 
 // touch sets the TTL node's touch child, making it if missing (Curator's

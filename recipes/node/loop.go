@@ -231,8 +231,12 @@ func (n *Node) create(ctx context.Context, target string, first bool) (registrat
 		}
 		n.czxids[st.Czxid] = true
 		n.version, n.pushed, n.dirty = st.Version, gen, false
+		n.fits, n.fitsGen = data, gen
 	}
 	n.mu.Unlock()
+	if errors.Is(err, framework.ErrDataTooLarge) && n.refused(gen, err) {
+		return registration{}, errAgain // made again at once, with data that fits
+	}
 	if err != nil {
 		if n.o.ttl > 0 && isUnimplemented(err) {
 			return registration{}, fmt.Errorf("%w: %w", ErrTTLUnsupported, err)

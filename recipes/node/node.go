@@ -33,7 +33,13 @@ type Node struct {
 
 	mu       sync.Mutex
 	data     []byte
-	gen      uint64         // bumped by SetData
+	gen      uint64 // bumped by SetData
+	// fits is the latest data known not to be refused for its size (on
+	// a node, or New's), the data of gen fitsGen: a value the client
+	// refuses (framework.ErrDataTooLarge) falls back to it, so that one
+	// refused SetData never keeps the node from being made again.
+	fits     []byte
+	fitsGen  uint64
 	status   Event          // the current state
 	actual   string         // our node's path once made ("" before)
 	sessions map[int64]bool // sessions this Node created in
@@ -73,6 +79,7 @@ func New(c *framework.Client, path string, data []byte, opts ...Option) *Node {
 	if n.data == nil {
 		n.data = []byte{}
 	}
+	n.fits = n.data
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&n.o)
@@ -230,6 +237,14 @@ func (n *Node) Data() []byte {
 // write is checked against the node's incarnation: it never changes a node
 // that another session made at the path. If ctx ends first, its error is
 // returned; the data is kept for the next create either way.
+//
+// Data too large for the server's jute.maxbuffer is refused: SetData
+// returns an error matching framework.ErrDataTooLarge and the Node keeps
+// the data it had (Data says which), so that a refused value never keeps
+// the node from being made again. While no node is registered the size
+// cannot be checked before the next create: that create is refused, the
+// Node logs a warning and makes the node with the last data that was not
+// refused.
 func (n *Node) SetData(ctx context.Context, data []byte) error {
 	if n == nil {
 		return ErrNilHandle
