@@ -34,12 +34,6 @@ type Node struct {
 	mu       sync.Mutex
 	data     []byte
 	gen      uint64 // bumped by SetData
-	// fits is the latest data known not to be refused for its size (on
-	// a node, or New's), the data of gen fitsGen: a value the client
-	// refuses (framework.ErrDataTooLarge) falls back to it, so that one
-	// refused SetData never keeps the node from being made again.
-	fits     []byte
-	fitsGen  uint64
 	status   Event          // the current state
 	actual   string         // our node's path once made ("" before)
 	sessions map[int64]bool // sessions this Node created in
@@ -51,6 +45,13 @@ type Node struct {
 	closed   bool
 	run      *run // the running loop, nil when not started
 	listen   fanout.Fanout[Event]
+
+	// fits is the latest data known not to be refused for its size (on
+	// a node, or New's), the data of gen fitsGen: a value the client
+	// refuses (framework.ErrDataTooLarge) falls back to it, so that one
+	// refused SetData never keeps the node from being made again.
+	fits    []byte
+	fitsGen uint64
 }
 
 // run is one life of the Node's loop, from a Start to Close (or to a
