@@ -33,7 +33,7 @@ type Node struct {
 
 	mu       sync.Mutex
 	data     []byte
-	gen      uint64 // bumped by SetData
+	gen      uint64         // bumped by SetData
 	status   Event          // the current state
 	actual   string         // our node's path once made ("" before)
 	sessions map[int64]bool // sessions this Node created in
