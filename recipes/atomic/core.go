@@ -1,6 +1,7 @@
 package atomic
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -52,6 +53,11 @@ type core struct {
 	// write turn: that update removes the writer child as it ends, and
 	// keeps the turn. Guarded by mu.
 	orphaned bool
+
+	// unstamped is set once the value's node refused the writer child
+	// (an ACL without CREATE, or an ephemeral node): writes are then
+	// plain versioned sets, as Curator's. Guarded by writing.
+	unstamped bool
 
 	// promoted is set while the tries run under the promoted lock.
 	// Guarded by writing.
@@ -205,7 +211,8 @@ func (k *core) removeWriter(ctx context.Context) error {
 		return nil
 	}
 	err := k.c.Delete(ctx, k.writer, framework.Quietly(), framework.Guaranteed())
-	if err == nil || errors.Is(err, framework.ErrClosed) {
+	if err == nil || errors.Is(err, framework.ErrClosed) || (k.unstamped && errors.Is(err, zk.ErrNoAuth)) {
+		// NoAuth: the node refused the child, which was never made.
 		// Closed: the session, and the ephemeral child, ended with it.
 		k.writerSession, k.attempted = 0, 0
 		return nil
@@ -237,6 +244,9 @@ func conflict(err error) bool {
 // stamp tells whether it was applied. A refusal (another writer came first)
 // is false with an error for which conflict is true.
 func (k *core) write(ctx context.Context, create bool, version int32, data []byte) (bool, error) {
+	if k.unstamped && !create {
+		return k.writePlain(ctx, version, data)
+	}
 	for fixes := 0; ; fixes++ {
 		k.stamp++
 		stamp := make([]byte, 8)
@@ -263,10 +273,28 @@ func (k *core) write(ctx context.Context, create bool, version int32, data []byt
 		var sent stdatomic.Int32
 		_, err := k.c.Multi(framework.CountingAttempts(ctx, &sent), ops...)
 		if err == nil {
-			k.writerSession = session
+			k.writerSession, k.unstamped = session, false
 			return true, nil
 		}
 		var txErr *framework.TransactionError
+		if !create && errors.As(err, &txErr) && txErr.Index == 1 && refusesWriter(err) {
+			// The value's node takes no child: it was made by someone
+			// else, without CREATE for us or as an ephemeral node, and
+			// Curator (which writes no child) updates it. The whole
+			// transaction was refused, unless an earlier attempt of it,
+			// whose reply was lost, went through before an ACL change.
+			if sent.Load() > 1 {
+				if applied, cerr := k.check(ctx, session, stamp); cerr == nil && applied {
+					return true, nil
+				}
+			}
+			k.log.Info("the value's node refuses the writer child; writing without it (a lost reply is then ErrUnknownOutcome)", zap.Error(err))
+			k.unstamped = true
+			if k.writerSession != session {
+				k.attempted = 0 // no child was made: Close has none to delete
+			}
+			return k.writePlain(ctx, version, data)
+		}
 		if sent.Load() == 1 && errors.As(err, &txErr) && txErr.Index == 0 && conflict(err) &&
 			!(create && errors.Is(err, zk.ErrNoNode)) {
 			// One attempt, refused on the value's own node: another
@@ -296,6 +324,48 @@ func (k *core) write(ctx context.Context, create bool, version int32, data []byt
 		}
 		return false, err
 	}
+}
+
+// refusesWriter reports whether err says the value's node may not have
+// the writer child: no CREATE permission on it, or it is ephemeral.
+func refusesWriter(err error) bool {
+	return errors.Is(err, zk.ErrNoAuth) || errors.Is(err, zk.ErrNoChildrenForEphemerals)
+}
+
+// writePlain is write for a node that takes no writer child: a versioned
+// set, as Curator's, which is exactly-once as long as no reply is lost. A
+// set sent again after a lost reply and refused on the version may have
+// been applied by its first attempt; without a stamp that is told only
+// when another writer's data is at the version ours would have made (then
+// ours was refused). Otherwise it is ErrUnknownOutcome: never counted
+// twice, as Curator 5.4 does, and never guessed.
+func (k *core) writePlain(ctx context.Context, version int32, data []byte) (bool, error) {
+	if k.beforeWrite != nil {
+		k.beforeWrite(k.promoted)
+	}
+	var sent stdatomic.Int32
+	_, err := k.c.Set(framework.CountingAttempts(ctx, &sent), k.path, data, version)
+	if err == nil {
+		return true, nil
+	}
+	if !errors.Is(err, zk.ErrBadVersion) || sent.Load() <= 1 {
+		return false, err // refused at once: a conflict, or a plain error
+	}
+	cctx, cancel := ctx, context.CancelFunc(func() {})
+	if ctx.Err() != nil {
+		cctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	}
+	defer cancel()
+	got, stat, rerr := k.read(cctx)
+	switch {
+	case rerr != nil:
+		return false, fmt.Errorf("%w: %w", ErrUnknownOutcome, rerr)
+	case stat != nil && stat.Version == version+1 && !bytes.Equal(got, data):
+		return false, err // another writer made the version ours needed
+	}
+	// err is not wrapped: a version refusal would read as a conflict,
+	// and the caller would try again, counting twice.
+	return false, fmt.Errorf("%w: a set sent again after a lost reply was refused (%v), and the node (no writer child) cannot tell whether the first was applied", ErrUnknownOutcome, err)
 }
 
 // check reads the writer child after a failed write of stamp made in

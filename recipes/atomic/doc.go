@@ -43,6 +43,17 @@
 // reply, so deleting it after each update would cost a round trip per
 // update. Close deletes it once, after the update in progress.
 //
+// A value node that takes no child is updated without one, as Curator
+// updates it: one made by another client with an ACL that grants READ and
+// WRITE but not CREATE (world:anyone:rw, say), or an ephemeral node. The
+// first write that finds the child refused switches the handle to plain
+// versioned sets, with an Info log. Those are still never applied twice:
+// a set sent again after a lost reply and refused on the version is
+// ErrUnknownOutcome (Curator 5.4 counts it twice), unless the node shows
+// another writer's data at the version ours would have made. What is lost
+// is only the certainty the stamp gave: with no reply lost, an update is
+// exactly-once as before.
+//
 // # Connection loss
 //
 // Calls run under the client's retry policy and honour ctx. A write in

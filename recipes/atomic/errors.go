@@ -15,10 +15,12 @@ var (
 	// ErrMalformed is returned when the node holds fewer bytes than the
 	// number (8 for a Long, 4 for an Int): Curator's corruption error.
 	ErrMalformed = errors.New("curator: atomic node data is too short for the number")
-	// ErrUnknownOutcome is returned when a write was in flight as the
-	// session expired: it may or may not have been applied, and the stamp
-	// that would tell went with the session.
-	ErrUnknownOutcome = errors.New("curator: atomic write outcome unknown (session expired)")
+	// ErrUnknownOutcome is returned when a write may or may not have been
+	// applied and nothing can tell: it was in flight as the session
+	// expired (the stamp that would tell went with the session), or its
+	// reply was lost on a value node that takes no writer child (see the
+	// package documentation). The value was not changed twice.
+	ErrUnknownOutcome = errors.New("curator: atomic write outcome unknown")
 	// ErrClosed is returned by the calls of a handle after its Close, and
 	// by calls that were waiting for their turn when Close ran.
 	ErrClosed = errors.New("curator: atomic handle closed")
