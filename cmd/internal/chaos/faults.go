@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"strings"
 	"sync"
 	"time"
 
@@ -162,37 +163,51 @@ func (in *injector) cut(f *Fault, d time.Duration) {
 	}
 }
 
-// cutLeave is the cut-leave fault: it waits (at most a few session
-// timeouts) for a double-barrier member that has begun a Leave while other
-// members of its round are still in, and cuts its client for 100-600 ms
-// then restores it: the reconnect wakes the Leave, which must look again
-// rather than return (issue 33; GH-1290's pattern in Leave). The barrier
-// workload checks each Leave that returns nil on the server.
+// leaveCutsPerFault is the most cuts one cut-leave fault makes.
+const leaveCutsPerFault = 4
+
+// cutLeave is the cut-leave fault: up to leaveCutsPerFault times within
+// a few session timeouts, it waits for a double-barrier member that has
+// begun a Leave while other members of its round are still in, and cuts
+// its client for 100-600 ms, then restores it: the reconnect wakes the
+// Leave, which must look again rather than return (issue 33; GH-1290's
+// pattern in Leave). The barrier workload checks each Leave that returns
+// nil on the server.
 func (in *injector) cutLeave(f *Fault) {
-	// Drop a stale cue: the member it names may have left already.
-	select {
-	case <-in.leaving:
-	default:
+	deadline := time.Now().Add(4 * in.st)
+	var parts []string
+	for len(parts) < leaveCutsPerFault {
+		// Drop a stale cue: the member it names may have left already.
+		select {
+		case <-in.leaving:
+		default:
+		}
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			break
+		}
+		t := time.NewTimer(wait)
+		var i int
+		select {
+		case i = <-in.leaving:
+			t.Stop()
+		case <-t.C:
+		}
+		if !time.Now().Before(deadline) {
+			break
+		}
+		d := in.between(100*time.Millisecond, 600*time.Millisecond)
+		parts = append(parts, fmt.Sprintf("client %d (%s) %v", i, in.workloads[i], d.Round(time.Millisecond)))
+		in.cutLeaves++
+		for _, p := range in.proxies[i] {
+			p.Cut()
+		}
+		time.Sleep(d)
+		for _, p := range in.proxies[i] {
+			p.Restore()
+		}
 	}
-	t := time.NewTimer(4 * in.st)
-	defer t.Stop()
-	var i int
-	select {
-	case i = <-in.leaving:
-	case <-t.C:
-		f.Detail = "no member waiting in Leave"
-		return
-	}
-	d := in.between(100*time.Millisecond, 600*time.Millisecond)
-	f.Detail = fmt.Sprintf("client %d (%s), in Leave, for %v", i, in.workloads[i], d.Round(time.Millisecond))
-	in.cutLeaves++
-	for _, p := range in.proxies[i] {
-		p.Cut()
-	}
-	time.Sleep(d)
-	for _, p := range in.proxies[i] {
-		p.Restore()
-	}
+	f.Detail = fmt.Sprintf("%d members cut in Leave: %s", len(parts), strings.Join(parts, ", "))
 }
 
 // silent partitions client i silently (BlackHole on all its proxies) for d,

@@ -99,7 +99,7 @@ func (r *ghostRunner) run(ctx context.Context, c, observer *framework.Client, cl
 			default: // the checker is behind: the end state still checks
 			}
 		}
-		sleep(ctx, time.Duration(50+rng.Intn(100))*time.Millisecond)
+		sleep(ctx, time.Duration(150+rng.Intn(200))*time.Millisecond)
 	}
 }
 
