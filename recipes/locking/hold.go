@@ -26,6 +26,7 @@ type Hold struct {
 	tel     holdTelemetry // guarded by mu (telemetry.go)
 
 	mu       sync.Mutex
+	also     []string        // the attempt's Nodes, deleted after node; guarded by mu
 	err      error           // nil while held
 	lostIn   connstate.State // the state that ended it, recorded as it ended
 	released bool
@@ -98,6 +99,7 @@ func (h *Hold) end(err error, s connstate.State, why string, del bool) {
 	h.tel.ended(err, why)
 	h.closeDoneLocked()
 	cancel := h.cancel // nil while newHold is still registering: nothing to stop then
+	also := h.also
 	h.mu.Unlock()
 	h.log.Info("lock lost", zap.String("node", h.node), zap.String("why", why))
 	if cancel != nil {
@@ -112,6 +114,38 @@ func (h *Hold) end(err error, s connstate.State, why string, del bool) {
 	done, stop := context.WithCancel(context.Background())
 	stop()
 	_ = h.c.Delete(done, h.node, framework.Guaranteed(), framework.Quietly())
+	_ = deleteAll(done, h.c, also)
+}
+
+// attach gives the hold its attempt's Nodes, to delete after its own node.
+// A hold that ended already (lost between its grant and now) deletes them
+// at once, as its end would have.
+func (h *Hold) attach(nodes []string) {
+	if len(nodes) == 0 {
+		return
+	}
+	h.mu.Lock()
+	ended := h.err != nil
+	if !ended {
+		h.also = nodes
+	}
+	h.mu.Unlock()
+	if ended {
+		done, stop := context.WithCancel(context.Background())
+		stop()
+		_ = deleteAll(done, h.c, nodes)
+	}
+}
+
+// deleteAll deletes nodes, guaranteed, and returns the first error.
+func deleteAll(ctx context.Context, c *framework.Client, nodes []string) error {
+	var first error
+	for _, n := range nodes {
+		if err := c.Delete(ctx, n, framework.Guaranteed(), framework.Quietly()); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // Client returns the client the hold's node belongs to (nil for a nil
@@ -231,7 +265,7 @@ func (h *Hold) Release(ctx context.Context) error {
 		h.tel.ended(nil, "")
 		h.closeDoneLocked()
 	}
-	cancel := h.cancel
+	cancel, also := h.cancel, h.also
 	h.mu.Unlock()
 	if cancel != nil {
 		cancel()
@@ -239,7 +273,12 @@ func (h *Hold) Release(ctx context.Context) error {
 	if lost != nil {
 		return lost
 	}
-	return h.c.Delete(ctx, h.node, framework.Guaranteed(), framework.Quietly())
+	err := h.c.Delete(ctx, h.node, framework.Guaranteed(), framework.Quietly())
+	// The attempt's other nodes go after ours, so they outlive it.
+	if aerr := deleteAll(ctx, h.c, also); err == nil {
+		err = aerr
+	}
+	return err
 }
 
 // CheckOp returns a transaction operation that fails unless our node still

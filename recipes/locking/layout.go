@@ -61,6 +61,17 @@ type Attempt struct {
 	// or after the node of a failed attempt was deleted (and, if the create
 	// failed, even with no node). The V2 semaphore releases its gate.
 	End func(ctx context.Context)
+	// Nodes are nodes Begin made for this attempt that must live exactly
+	// as long as our node (the V1 semaphore's trace in leases/, which
+	// Curator's V2 semaphore counts): the loop deletes them after our node
+	// when the attempt fails, and a hold deletes them after its node when
+	// it is released or lost. Deletes are guaranteed, as the node's. Begin
+	// deletes what it made itself when it fails.
+	Nodes []string
+	// Session is the session Nodes live in (0: none): a node of ours made
+	// in another session makes the attempt start over, since Nodes die
+	// with their own session, not with our node's.
+	Session int64
 
 	tel *acquisition // the Acquire's measures, set by the loop
 }
@@ -109,5 +120,17 @@ func (l *Loop) begin(ctx context.Context, wait bool) (Attempt, error) {
 func (a *Attempt) end(ctx context.Context) {
 	if a.End != nil {
 		a.End(ctx)
+	}
+}
+
+// dropNodes deletes a's Nodes, guaranteed: a failed attempt leaves none.
+func (a *Attempt) dropNodes(ctx context.Context, c *framework.Client) {
+	if len(a.Nodes) == 0 {
+		return
+	}
+	dctx, cancel := c.CleanupContext(ctx)
+	defer cancel()
+	for _, n := range a.Nodes {
+		_ = c.Delete(dctx, n, framework.Guaranteed(), framework.Quietly())
 	}
 }

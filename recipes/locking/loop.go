@@ -228,6 +228,7 @@ func (l *Loop) acquire(ctx context.Context, wait bool) (h *Hold, err error) {
 			made.first = nil
 			var h *Hold
 			if h, err = l.wait(ctx, node, &made.stat, first, wait, &att); err == nil {
+				h.attach(att.Nodes)
 				att.end(ctx)
 				return h, nil
 			}
@@ -240,6 +241,7 @@ func (l *Loop) acquire(ctx context.Context, wait bool) (h *Hold, err error) {
 		if node != "" {
 			l.deleteNode(ctx, node)
 		}
+		att.dropNodes(ctx, l.c)
 		att.end(ctx)
 		if !errors.Is(err, errRecreate) {
 			return nil, err
@@ -298,7 +300,7 @@ func (l *Loop) wait(ctx context.Context, node string, stat *zk.Stat, first []str
 	// Our node lives as long as its session: once that is lost, waiting
 	// is pointless (a watch set again by a retry would be in the new
 	// session, but our node died with the old one).
-	if w.sess.ID() != stat.EphemeralOwner {
+	if w.sess.ID() != stat.EphemeralOwner || (att.Session != 0 && att.Session != stat.EphemeralOwner) {
 		return nil, errRecreate
 	}
 	if att.Check != nil {

@@ -118,7 +118,7 @@ func TestClosedCountFailsAcquire(t *testing.T) {
 	if err := n.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s := semaphore.New(c, semPath, 0, semaphore.WithMaxLeasesFrom(n))
+	s := semaphore.New(c, semPath, 0, v1(semaphore.WithMaxLeasesFrom(n))...)
 	if l, err := s.Acquire(ctx); l != nil || !errors.Is(err, shared.ErrClosed) {
 		t.Fatalf("Acquire with a closed count = %v, %v; want shared.ErrClosed", l, err)
 	}

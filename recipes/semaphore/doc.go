@@ -1,51 +1,65 @@
 // Package semaphore provides a distributed counting semaphore with leases on
-// ZooKeeper, wire-compatible with Curator's InterProcessSemaphore (V1 layout,
-// the default) and InterProcessSemaphoreV2 (CuratorV2), and a non-reentrant
-// mutex on the V2 layout, Curator's InterProcessSemaphoreMutex (NewMutex).
+// ZooKeeper, wire-compatible with Curator's InterProcessSemaphoreV2 (the
+// default) and its deprecated InterProcessSemaphore (CuratorV1), and a
+// non-reentrant mutex on the V2 layout, Curator's
+// InterProcessSemaphoreMutex (NewMutex).
 //
 // # Znode layout
 //
-// V1 (default): each lease, held or waited for, is one EPHEMERAL_SEQUENTIAL
-// node "<path>/_c_<uuid>-lock-<seq>" (data: the client's default data, the
-// local IP, or WithData). A node holds a lease iff fewer than max nodes sort
-// before it; a waiter waits for the node max places ahead of it. This is
-// the shared lock loop of package locking with the maximum as its limit
-// (its design: docs/design.md, "The one loop"): FIFO, no herd, one write to
-// acquire and one to release.
-//
-// V2 (CuratorV2): a gate mutex at "<path>/locks" (nodes
-// "_c_<uuid>-lock-<seq>", package mutex) and lease nodes
-// "<path>/leases/_c_<uuid>-lease-<seq>", EPHEMERAL_SEQUENTIAL. An acquirer
-// takes the gate, creates its lease node and lists leases/: it holds a lease
-// iff there are at most max children, else it waits, still holding the gate,
+// V2 (default; CuratorV2 says so explicitly): a gate mutex at
+// "<path>/locks" (nodes "_c_<uuid>-lock-<seq>", package mutex) and lease
+// nodes "<path>/leases/_c_<uuid>-lease-<seq>", EPHEMERAL_SEQUENTIAL (data:
+// the client's default data, the local IP, or WithData). An acquirer takes
+// the gate, creates its lease node and lists leases/: it holds a lease iff
+// there are at most max children, else it waits, still holding the gate,
 // for the children to change. It releases the gate in every case. Only the
-// gate holder waits on leases/, so releases wake one process. Use V2 on paths
-// shared with Java processes that use InterProcessSemaphoreV2. V2 runs on
-// the same lock loop as V1 (package locking), as a driver whose nodes live
-// in leases/, whose decision counts every child there, and whose attempts
-// begin by taking the gate: ownership checks, starting over and clean-up
-// are the loop's.
+// gate holder waits on leases/, so releases wake one process. This is what
+// current Curator code uses, so a port that shares a path with Java
+// processes needs no option. V2 runs on the shared lock loop (package
+// locking), as a driver whose nodes live in leases/, whose decision counts
+// every child there, and whose attempts begin by taking the gate:
+// ownership checks, starting over and clean-up are the loop's.
+//
+// V1 (CuratorV1): each lease, held or waited for, is one
+// EPHEMERAL_SEQUENTIAL node "<path>/_c_<uuid>-lock-<seq>". A node holds a
+// lease iff fewer than max nodes sort before it; a waiter waits for the
+// node max places ahead of it: the lock loop with the maximum as its limit
+// (docs/design.md, "The one loop"): FIFO, no herd. Each V1 participant
+// also keeps a trace, "<path>/leases/_c_<uuid>-v1-participant-<seq>"
+// (EPHEMERAL_SEQUENTIAL), from before its node is made until after it is
+// deleted.
 //
 // Directories are created as containers, which the server deletes once
-// empty. The two layouts must not share a path: V1 counts nodes under the
-// path and V2 counts leases/ children, so together they would admit too
-// many. An acquire that finds the other layout at work fails with
-// ErrLayoutMismatch and leaves nothing behind.
+// empty.
 //
-// What counts as the V2 layout at work is a node in "locks" or "leases": a
-// V1 acquire that sees those directories lists them, and refuses the path
-// if either holds any node (a gate or a lease, ours, Curator's or foreign).
-// Empty "locks" and "leases" containers are no layout: V2 acquirers, ours
-// and Curator's, leave them behind after every use until the server reaps
-// them (its container check runs every 60 s by default), and refusing them
-// would refuse V1 for that long for no lease at all. Over-admission stays
-// impossible between our two modes: a V2 acquire makes its gate and lease
-// nodes before it looks for V1 nodes, and a V1 acquire makes its node
-// before it lists the V2 directories, so of two acquirers racing on one
-// path at least one sees the other's node and refuses. Curator's Java V2
-// does not look for V1 nodes, so it cannot refuse a V1 user: do not use V1
-// on a path that Java processes use in V2 mode (V1 refuses such a path
-// only while a Java gate or lease node exists).
+// # Two layouts on one path
+//
+// V1 counts nodes under the path and V2 counts leases/ children, so
+// together they could admit too many. They recognise each other instead,
+// both ways, and an acquire that finds the other layout at work fails with
+// ErrLayoutMismatch and leaves nothing behind:
+//
+//   - A V1 acquire creates its trace with a listing of leases/ sent behind
+//     it, and refuses if leases/ holds anything but V1 traces (a V2 lease,
+//     ours or Curator's).
+//   - A V2 acquire of ours, once its lease node exists, refuses if leases/
+//     holds a V1 trace or the path a V1 node (Curator's V1 leaves no
+//     trace).
+//   - Curator's Java V2 cannot refuse, but it counts every child of
+//     leases/, traces included: beside V1 participants it waits, it never
+//     admits more than max. This is why the trace exists: a V1 check made
+//     once, when its node is created, cannot see a Java V2 acquirer that
+//     comes later.
+//
+// Of a V2 lease and a V1 trace, whichever is created second is seen by
+// its creator's listing (ZooKeeper orders the creates, and a session's read
+// follows its own writes), so one side always accounts for the other, also
+// when both arrive at once. Empty "locks" and "leases" containers and gate
+// nodes in "locks" are no V2 layout at work: V2 acquirers leave the
+// containers behind after every use until the server reaps them, and a
+// gate holder counts our traces when it lists leases/. Curator's
+// deprecated Java InterProcessSemaphore (V1) knows of no other layout: a
+// V2 acquire refuses its nodes, but it does not refuse ours.
 //
 // A V2 acquire that fails (refused, no lease free for TryAcquire, ctx
 // ended, an error) deletes its lease and gate nodes and then "leases" and
@@ -77,7 +91,7 @@
 // under connstate.StandardPolicy, Lost under SessionPolicy): Done closes, Err
 // returns ErrLockLost, and its node is deleted as soon as the connection
 // allows. V1 waiters keep their place across Suspended and Reconnected on the
-// same session, and start over with a new node after Lost. A V2 acquirer
+// same session, and start over with a new node (and trace) after Lost. A V2 acquirer
 // that waits behind the gate starts over when the ErrorPolicy ends its gate
 // hold, since waiting on beside the next gate holder could block both.
 // Starting over runs under the client's retry policy.

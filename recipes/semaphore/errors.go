@@ -11,13 +11,15 @@ import (
 // and ErrNilClient are the sentinels of locking and framework, shared by every
 // recipe.
 var (
-	// ErrLayoutMismatch is returned when the path holds the other mode's
-	// layout at work: a V1 semaphore found a gate or lease node in the
-	// "locks"/"leases" directories of a (Curator) V2 semaphore (empty
-	// directories do not count), or a V2 semaphore found V1 participant
-	// nodes. The two count leases differently, so sharing a path would
-	// admit too many holders; the acquire fails instead and leaves no node
-	// (a refused V2 acquire also removes the directories it left empty).
+	// ErrLayoutMismatch is returned when the path holds the other
+	// layout at work: a V1 semaphore found a lease in "leases" (Curator's
+	// V2 or ours; an empty directory or a gate node in "locks" does not
+	// count), or a V2 semaphore found a V1 participant (its trace in
+	// "leases", or its node under the path). The two count leases
+	// differently, so sharing a path would admit too many holders; the
+	// acquire fails instead and leaves no node (a refused acquire also
+	// removes the directories it left empty). The error names the node
+	// found.
 	ErrLayoutMismatch = framework.ErrLayoutMismatch
 	// ErrInvalidMaxLeases is returned for a maximum below 1, or a nil
 	// count given to WithMaxLeasesFrom.

@@ -23,7 +23,7 @@ type mode struct {
 }
 
 var modes = []mode{
-	{name: "V1"},
+	{name: "V1", opts: []semaphore.Option{semaphore.CuratorV1()}},
 	{name: "V2", opts: []semaphore.Option{semaphore.CuratorV2()}, v2: true},
 }
 
@@ -41,11 +41,43 @@ func (m mode) leaseDir(path string) string {
 }
 
 // waitChildren waits until cond holds for the children of path (nil while
-// path is missing), polling the server.
+// path is missing), polling the server. The "leases" and "locks"
+// directories are left out of the listing: they are containers (the V1
+// layout keeps its participants' traces in leases/ too), and the tests
+// that count what is in them list them by their own paths.
 func waitChildren(t testing.TB, c *framework.Client, path, what string, cond func([]string) bool) {
 	t.Helper()
-	testkit.Eventually(t, what, func() bool { return cond(testkit.Children(t, c, path)) })
+	testkit.Eventually(t, what, func() bool { return cond(withoutDirs(testkit.Children(t, c, path))) })
 }
+
+// withoutDirs returns children without "leases" and "locks".
+func withoutDirs(children []string) []string {
+	out := children[:0:0]
+	for _, ch := range children {
+		if ch != "leases" && ch != "locks" {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// leaseChildren lists the children of m's lease directory at path, leaving
+// out the V2 directories (for V1: the traces' container, see
+// v1TracesGone).
+func leaseChildren(t testing.TB, c *framework.Client, m mode, path string) []string {
+	t.Helper()
+	return withoutDirs(testkit.Children(t, c, m.leaseDir(path)))
+}
+
+// v1TracesGone waits until no V1 participant's trace is left in
+// path/leases (the container may stay, for the server to reap).
+func v1TracesGone(t testing.TB, c *framework.Client, path string) {
+	t.Helper()
+	waitEmpty(t, c, path+"/leases")
+}
+
+// v1 is the V1 mode's options followed by more.
+func v1(more ...semaphore.Option) []semaphore.Option { return modes[0].with(more...) }
 
 // waitEmpty waits until path has no children.
 func waitEmpty(t testing.TB, c *framework.Client, path string) {

@@ -140,18 +140,18 @@ func TestInteropWithCuratorSemaphoreV2(t *testing.T) {
 	if got := javas[1].MustDo("lease s 200"); got != "none" {
 		t.Fatalf("Curator took a third lease with max 2: %s", got)
 	}
-	if _, _, err := semaphore.New(c, path, max).TryAcquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
+	if _, _, err := semaphore.New(c, path, max, v1()...).TryAcquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
 		t.Fatalf("V1 on Curator's V2 path: %v, want ErrLayoutMismatch", err)
 	}
 	javas[0].MustDo("return " + javaNode)
 	mustRelease(t, l)
 	// With every lease back, the directories Curator leaves behind are
 	// empty: no V2 layout at work, so V1 may use the path at once.
-	v1, ok, err := semaphore.New(c, path, max).TryAcquire(ctx)
+	old, ok, err := semaphore.New(c, path, max, v1()...).TryAcquire(ctx)
 	if !ok {
 		t.Fatalf("V1 beside Curator's empty V2 directories: %v, %v", ok, err)
 	}
-	mustRelease(t, v1)
+	mustRelease(t, old)
 }
 
 // Curator's InterProcessSemaphoreMutex and our NewMutex exclude each other.

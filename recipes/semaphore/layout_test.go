@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,10 +15,12 @@ import (
 	"github.com/gocurator/curator/recipes/shared"
 )
 
-// onlyNodes fails unless the children of path are exactly want.
+// onlyNodes fails unless the children of path are exactly want, in any
+// order.
 func onlyNodes(t testing.TB, c *framework.Client, path string, want []string, what string) {
 	t.Helper()
-	got := testkit.Children(t, c, path)
+	got := slices.Sorted(slices.Values(testkit.Children(t, c, path)))
+	want = slices.Sorted(slices.Values(want))
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("%s: children of %s are %v, want %v", what, path, got, want)
 	}
@@ -32,7 +35,7 @@ func TestRefusedV2LeavesNothing(t *testing.T) {
 	ns := testkit.Unique(t)
 	ctx := testkit.Ctx(t)
 	c1, c2 := testkit.Connect(t, zkAddr, ns), testkit.Connect(t, zkAddr, ns)
-	v1 := semaphore.New(c1, semPath, 5)
+	v1 := semaphore.New(c1, semPath, 5, v1()...)
 	held, err := v1.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +54,8 @@ func TestRefusedV2LeavesNothing(t *testing.T) {
 		if err := tt.call(); !errors.Is(err, semaphore.ErrLayoutMismatch) {
 			t.Fatalf("V2 %s on a V1 path = %v, want ErrLayoutMismatch", tt.name, err)
 		}
-		onlyNodes(t, c1, semPath, []string{node}, "after a refused V2 "+tt.name)
+		onlyNodes(t, c1, semPath, []string{"leases", node}, "after a refused V2 "+tt.name)
+		waitCount(t, c1, semPath+"/leases", 1) // the V1 holder's trace
 		l, ok, err := v1.TryAcquire(ctx)
 		if !ok {
 			t.Fatalf("V1 right after a refused V2 %s: %v, %v", tt.name, ok, err)
@@ -125,7 +129,7 @@ func TestFailedV2LeavesNoDirectories(t *testing.T) {
 		} else {
 			onlyNodes(t, c, semPath, nil, "after a failed V2 "+tt.name)
 		}
-		l, ok, err := semaphore.New(c, semPath, 1).TryAcquire(ctx)
+		l, ok, err := semaphore.New(c, semPath, 1, v1()...).TryAcquire(ctx)
 		if !ok {
 			t.Fatalf("V1 right after a failed V2 %s: %v, %v", tt.name, ok, err)
 		}
@@ -135,14 +139,15 @@ func TestFailedV2LeavesNoDirectories(t *testing.T) {
 
 // Empty "locks" and "leases" containers are what Curator's V2 (and ours,
 // once its leases are returned) leaves behind until the server reaps them:
-// they hold no lease, so V1 works beside them. Any node inside them is V2
-// at work, and V1 refuses.
+// they hold no lease, so V1 works beside them. A node in leases/ is a lease
+// to a V2 semaphore, and V1 refuses; a node in locks/ is a V2 acquirer at
+// the gate, which will count our trace in leases/, so V1 may hold.
 func TestV1BesideEmptyV2Directories(t *testing.T) {
 	t.Parallel()
 	ns := testkit.Unique(t)
 	ctx := testkit.Ctx(t)
 	c := testkit.Connect(t, zkAddr, ns)
-	v1 := semaphore.New(c, semPath, 1)
+	v1 := semaphore.New(c, semPath, 1, v1()...)
 
 	// Made by hand, never used: the server never reaps these.
 	for _, dir := range []string{"locks", "leases"} {
@@ -157,28 +162,42 @@ func TestV1BesideEmptyV2Directories(t *testing.T) {
 	}
 	mustRelease(t, l)
 
-	for _, dir := range []string{"locks", "leases"} {
-		t.Run("node in "+dir, func(t *testing.T) {
-			node, err := c.Create(ctx, semPath+"/"+dir+"/x-", []byte{}, framework.WithMode(framework.EphemeralSequential))
-			if err != nil {
-				t.Fatal(err)
+	t.Run("node in locks", func(t *testing.T) {
+		node, err := c.Create(ctx, semPath+"/locks/x-", []byte{}, framework.WithMode(framework.EphemeralSequential))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, ok, err := v1.TryAcquire(ctx)
+		if !ok {
+			t.Fatalf("V1 TryAcquire beside a gate node = %v, %v", ok, err)
+		}
+		mustRelease(t, l)
+		if err := c.Delete(ctx, node); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("node in leases", func(t *testing.T) {
+		node, err := c.Create(ctx, semPath+"/leases/x-", []byte{}, framework.WithMode(framework.EphemeralSequential))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l, _, err := v1.TryAcquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
+			t.Fatalf("V1 TryAcquire with %s = %v, %v; want ErrLayoutMismatch", node, l, err)
+		}
+		if l, err := v1.Acquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
+			t.Fatalf("V1 Acquire with %s = %v, %v; want ErrLayoutMismatch", node, l, err)
+		}
+		for _, n := range testkit.Children(t, c, semPath) {
+			if strings.Contains(n, "lock-") {
+				t.Fatalf("refused V1 left %s", n)
 			}
-			if l, _, err := v1.TryAcquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
-				t.Fatalf("V1 TryAcquire with %s = %v, %v; want ErrLayoutMismatch", node, l, err)
-			}
-			if l, err := v1.Acquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
-				t.Fatalf("V1 Acquire with %s = %v, %v; want ErrLayoutMismatch", node, l, err)
-			}
-			for _, n := range testkit.Children(t, c, semPath) {
-				if strings.Contains(n, "lock-") {
-					t.Fatalf("refused V1 left %s", n)
-				}
-			}
-			if err := c.Delete(ctx, node); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
+		}
+		_, name := framework.SplitPath(node)
+		onlyNodes(t, c, semPath+"/leases", []string{name}, "after refused V1 acquires")
+		if err := c.Delete(ctx, node); err != nil {
+			t.Fatal(err)
+		}
+	})
 
 	// Our V2, used and done with, leaves the same empty containers.
 	v2 := semaphore.New(c, semPath, 1, semaphore.CuratorV2())
@@ -212,7 +231,7 @@ func TestV1AndV2RaceNeverBothAdmitted(t *testing.T) {
 	admitted := 0
 	for i := range rounds {
 		path := fmt.Sprintf("%s-%d", semPath, i)
-		sems := []*semaphore.Semaphore{semaphore.New(c1, path, 1), semaphore.New(c2, path, 1, semaphore.CuratorV2())}
+		sems := []*semaphore.Semaphore{semaphore.New(c1, path, 1, v1()...), semaphore.New(c2, path, 1, semaphore.CuratorV2())}
 		if i%2 == 1 {
 			sems[0], sems[1] = sems[1], sems[0]
 		}

@@ -6,10 +6,12 @@ import "github.com/gocurator/curator/recipes/shared"
 type Option func(*options)
 
 type options struct {
-	// v2 selects Curator's InterProcessSemaphoreV2 layout (gate mutex in
-	// "locks", leases in "leases"); false is the V1 layout, the lock loop
-	// with max leases.
-	v2 bool
+	// v1 selects the V1 layout (Curator's deprecated InterProcessSemaphore:
+	// the lock loop with max leases, nodes directly under the path); false,
+	// the default, is Curator's InterProcessSemaphoreV2 layout (gate mutex
+	// in "locks", leases in "leases"), what a port of current Curator code
+	// shares its paths with.
+	v1 bool
 	// data is written into lease nodes; nil means the client's default
 	// data (the local IP, as Curator writes).
 	data []byte
@@ -22,11 +24,23 @@ type options struct {
 }
 
 // CuratorV2 selects the layout and protocol of Curator's
-// InterProcessSemaphoreV2, for paths shared with Java processes: a gate
-// mutex at "<path>/locks" and lease nodes in "<path>/leases". Without it
-// the semaphore uses the V1 layout (Curator's InterProcessSemaphore): lease
-// nodes directly under the path, granted in order by the lock loop.
-func CuratorV2() Option { return func(o *options) { o.v2 = true } }
+// InterProcessSemaphoreV2: a gate mutex at "<path>/locks" and lease nodes
+// in "<path>/leases". It is the default; the option stays so that code
+// written when V1 was the default keeps its meaning (it undoes an earlier
+// CuratorV1: the last layout option wins).
+func CuratorV2() Option { return func(o *options) { o.v1 = false } }
+
+// CuratorV1 selects the V1 layout, Curator's deprecated
+// InterProcessSemaphore: lease nodes "_c_<uuid>-lock-<seq>" directly under
+// the path, granted in order by the lock loop (FIFO; a release wakes only
+// the waiter it lets in). Use it only for paths shared with Java processes
+// that still use InterProcessSemaphore, or with this library's semaphores
+// from before V2 became the default. Each participant also keeps a node in
+// "<path>/leases" while it waits or holds, which V2 semaphores (Curator's
+// and ours) count as a lease, so that a V2 semaphore that comes later
+// never admits more than the maximum beside V1 holders (see
+// ErrLayoutMismatch).
+func CuratorV1() Option { return func(o *options) { o.v1 = true } }
 
 // WithData sets the data of lease nodes (default: the client's default
 // data, the local IP, as Curator writes).

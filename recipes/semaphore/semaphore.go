@@ -32,7 +32,9 @@ type Semaphore struct {
 }
 
 // New returns a semaphore on path allowing maxLeases leases at once (or as
-// many as the count of WithMaxLeasesFrom). It does no I/O: a nil client, an
+// many as the count of WithMaxLeasesFrom), in the layout of Curator's
+// InterProcessSemaphoreV2 unless CuratorV1 is given (see the package
+// documentation for both and how they refuse each other). It does no I/O: a nil client, an
 // invalid path (or the root) or maxLeases below 1 is reported by every
 // later call (ErrNilClient, ErrInvalidPath, ErrInvalidMaxLeases).
 func New(c *framework.Client, path string, maxLeases int, opts ...Option) *Semaphore {
@@ -56,9 +58,9 @@ func New(c *framework.Client, path string, maxLeases int, opts ...Option) *Semap
 			s.err = fmt.Errorf("%w: a semaphore cannot live at the root", ErrInvalidPath)
 		}
 		s.log = c.Logger().Named("semaphore").With(zap.String("path", path))
-		var d locking.Driver = newV1Driver(s)
-		if s.opts.v2 {
-			d = v2Driver{s}
+		var d locking.Driver = v2Driver{s}
+		if s.opts.v1 {
+			d = v1Driver{s}
 		}
 		s.loop = locking.New(c, path, d, locking.WithLogger(s.log), locking.WithLimit(s.limit),
 			locking.WithName(s.opts.telemetryName))
@@ -143,9 +145,9 @@ func (s *Semaphore) AcquireN(ctx context.Context, n int) ([]*Lease, error) {
 		l, err := s.acquire(ctx, true)
 		if err != nil {
 			s.releaseAll(ctx, leases)
-			if s.opts.v2 && len(leases) > 0 {
-				// The failed acquire found our leases in leases/; now
-				// that they are back, it may be empty.
+			if len(leases) > 0 {
+				// The failed acquire found our leases (V2) or traces (V1)
+				// in leases/; now that they are back, it may be empty.
 				s.dropEmptyDirs(ctx)
 			}
 			return nil, fmt.Errorf("semaphore %s: acquire %d (had %d): %w", s.path, n, len(leases), err)
@@ -193,10 +195,10 @@ func (s *Semaphore) acquire(ctx context.Context, wait bool) (*Lease, error) {
 	if err := s.check(ctx); err != nil {
 		return nil, err
 	}
-	if s.opts.v2 {
-		return s.acquireV2(ctx, wait)
+	if s.opts.v1 {
+		return s.acquireV1(ctx, wait)
 	}
-	return s.acquireV1(ctx, wait)
+	return s.acquireV2(ctx, wait)
 }
 
 // limit returns the current maximum and a channel closed when it changes

@@ -74,8 +74,11 @@ func TestLayout(t *testing.T) {
 				t.Fatalf("Err after release = %v", l.Err())
 			}
 			testkit.WaitClosed(t, l.Done(), "Done after release")
-			if got := testkit.Children(t, c, m.leaseDir(semPath)); len(got) != 0 {
+			if got := leaseChildren(t, c, m, semPath); len(got) != 0 {
 				t.Fatalf("nodes left after release: %v", got)
+			}
+			if !m.v2 {
+				v1TracesGone(t, c, semPath)
 			}
 		})
 	}
@@ -115,7 +118,8 @@ func TestLayoutMismatch(t *testing.T) {
 			if m.v2 {
 				// Not even the directories it made on its way.
 				_, node := framework.SplitPath(held.Node())
-				onlyNodes(t, c1, semPath, []string{node}, "after refused V2 acquires")
+				onlyNodes(t, c1, semPath, []string{"leases", node}, "after refused V2 acquires")
+				waitCount(t, c1, semPath+"/leases", 1) // the V1 holder's trace
 			} else {
 				for _, n := range testkit.Children(t, c1, semPath) {
 					if strings.Contains(n, "lock-") {
@@ -158,7 +162,7 @@ func TestLeaseLostWithSession(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if nodes := testkit.Children(t, other, m.leaseDir(semPath)); len(nodes) != 1 || m.leaseDir(semPath)+"/"+nodes[0] != l2.Node() {
+			if nodes := leaseChildren(t, other, m, semPath); len(nodes) != 1 || m.leaseDir(semPath)+"/"+nodes[0] != l2.Node() {
 				t.Fatalf("lease nodes %v, want only the new holder's %s", nodes, l2.Node())
 			}
 			if err := l.Release(ctx); !errors.Is(err, semaphore.ErrLockLost) {
@@ -243,8 +247,11 @@ func TestTryAcquire(t *testing.T) {
 					held = append(held, l)
 				}
 			}
-			if got := testkit.Children(t, c, m.leaseDir(semPath)); len(got) != 2 {
+			if got := leaseChildren(t, c, m, semPath); len(got) != 2 {
 				t.Fatalf("failed tries left nodes: %v", got)
+			}
+			if !m.v2 {
+				waitCount(t, c, semPath+"/leases", 2) // the holders' traces only
 			}
 			mustRelease(t, held[0])
 			l, ok, err := s.TryAcquire(ctx)
@@ -291,8 +298,11 @@ func TestAcquireN(t *testing.T) {
 			if ls, err := s.AcquireN(dctx, 3); ls != nil || !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("AcquireN(3) with one held elsewhere = %v, %v; want DeadlineExceeded", ls, err)
 			}
-			if got := testkit.Children(t, c, m.leaseDir(semPath)); len(got) != 1 {
+			if got := leaseChildren(t, c, m, semPath); len(got) != 1 {
 				t.Fatalf("failed AcquireN left leases: %v", got)
+			}
+			if !m.v2 {
+				waitCount(t, c, semPath+"/leases", 1) // the holder's trace only
 			}
 			mustRelease(t, other)
 			if ls, err = s.AcquireN(ctx, 3); err != nil {

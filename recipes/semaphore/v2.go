@@ -32,25 +32,23 @@ func (s *Semaphore) acquireV2(ctx context.Context, wait bool) (*Lease, error) {
 	return newLease(s.path, h), nil
 }
 
-// dropEmptyDirs deletes "leases" and then "locks" if they are empty, after a
-// failed V2 acquire has deleted its own nodes: a failed acquire leaves no
-// container it may have made either. A directory with a node in it stays
-// (deleting a non-empty node fails), and so does "locks" while "leases" has
-// leases. Empty containers are the server's to reap anyway, and V2
-// acquirers recreate them as needed, so deleting one that another acquirer
-// made harms nobody. Best effort, within the client's CleanupContext bounds: failures
-// are logged only. While disconnected it does nothing (our node deletes went
-// to the background, so the directories are not empty yet); the server
-// reaps the containers once they are empty.
+// dropEmptyDirs deletes "leases" and "locks" if they are empty, after a
+// failed acquire (V2, or V1's refused trace) has deleted its own nodes: a
+// failed acquire leaves no container it may have made either. A directory
+// with a node in it stays (deleting a non-empty node fails; "leases" may
+// hold V1 traces while "locks" is empty). Empty containers are the
+// server's to reap anyway, and acquirers recreate them as needed, so
+// deleting one that another acquirer made harms nobody. Best effort,
+// within the client's CleanupContext bounds: failures are logged only.
+// While disconnected it does nothing (our node deletes went to the
+// background, so the directories are not empty yet); the server reaps the
+// containers once they are empty.
 func (s *Semaphore) dropEmptyDirs(ctx context.Context) {
 	dctx, cancel := s.c.CleanupContext(ctx)
 	defer cancel()
 	for _, dir := range []string{leasesDir, locksDir} {
 		err := s.c.Delete(dctx, framework.JoinPath(s.path, dir), framework.Quietly())
-		if errors.Is(err, zk.ErrNotEmpty) {
-			return
-		}
-		if err != nil {
+		if err != nil && !errors.Is(err, zk.ErrNotEmpty) {
 			s.log.Debug("deleting an empty V2 directory", zap.String("dir", dir), zap.Error(err))
 			return
 		}
@@ -126,12 +124,25 @@ func (s *Semaphore) gateName() string {
 	return s.opts.telemetryName + "/" + locksDir
 }
 
-// noV1 fails with ErrLayoutMismatch if the path holds V1 participants.
-// Our lease node exists when it is called, so a V1 semaphore that lists the
-// path after this sees our leases/ directory, and one that listed it before
-// made its node before ours: one of the two always notices the other. The
-// listing that came with our create is of leases/, so it lists the path.
-func (s *Semaphore) noV1(ctx context.Context, _ []string) error {
+// noV1 fails with ErrLayoutMismatch if the path holds V1 participants: a
+// V1 participant's trace in leases/ (listing, listed behind our lease's
+// create), or a V1 node under the path (a V1 semaphore of Curator's, which
+// leaves no trace, or a mutex). Our lease node exists when it is called, so
+// a V1 acquirer whose trace is created after it sees our lease and
+// refuses, and one whose trace came first is in listing; the V2 counting
+// is safe either way, since every trace counts as a lease.
+func (s *Semaphore) noV1(ctx context.Context, listing []string) error {
+	if listing == nil {
+		var err error
+		if listing, _, err = s.c.Children(ctx, framework.JoinPath(s.path, leasesDir)); err != nil {
+			return err
+		}
+	}
+	for _, c := range listing {
+		if isTrace(c) {
+			return fmt.Errorf("%w: V2 semaphore found V1 participant %q", ErrLayoutMismatch, leasesDir+"/"+c)
+		}
+	}
 	top, _, err := s.c.Children(ctx, s.path)
 	if err != nil {
 		return err

@@ -37,18 +37,18 @@ func TestV1WaiterGoroutinesDoNotGrowWithWakeups(t *testing.T) {
 	ns := testkit.Unique(t)
 	ctx := testkit.Ctx(t)
 	checker := testkit.Connect(t, zkAddr, ns)
-	holder, err := semaphore.New(testkit.Connect(t, zkAddr, ns), semPath, 1).Acquire(ctx)
+	holder, err := semaphore.New(testkit.Connect(t, zkAddr, ns), semPath, 1, v1()...).Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ahead := semaphore.New(testkit.Connect(t, zkAddr, ns), semPath, 1)
+	ahead := semaphore.New(testkit.Connect(t, zkAddr, ns), semPath, 1, v1()...)
 	wc := testkit.Connect(t, zkAddr, ns)
 	count := shared.NewCount(wc, maxPath, 1)
 	t.Cleanup(func() { _ = count.Close() })
 	if err := count.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waiter := semaphore.New(wc, semPath, 0, semaphore.WithMaxLeasesFrom(count))
+	waiter := semaphore.New(wc, semPath, 0, v1(semaphore.WithMaxLeasesFrom(count))...)
 	before := runtime.NumGoroutine()
 
 	cancels := make([]context.CancelFunc, wakeups)
