@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/google/uuid"
 
 	"github.com/gocurator/curator/framework"
 )
@@ -33,7 +34,8 @@ func (b *Barrier) wrap(op string, err error) error {
 }
 
 // Set closes the barrier: it makes the node (and its missing ancestors, as
-// containers). A closed barrier stays closed.
+// containers). A closed barrier stays closed. A node that holds a double
+// barrier (see Wait) is refused with ErrLayoutMismatch and left alone.
 func (b *Barrier) Set(ctx context.Context) error {
 	if b == nil {
 		return ErrNilHandle
@@ -42,14 +44,25 @@ func (b *Barrier) Set(ctx context.Context) error {
 		return b.wrap("set", b.err)
 	}
 	_, err := b.c.Create(ctx, b.path, nil, framework.CreatingParentContainers())
-	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+	switch {
+	case errors.Is(err, zk.ErrNodeExists):
+		// Closed already, unless the node is a double barrier's.
+		stat, err := b.c.Exists(ctx, b.path)
+		if err == nil {
+			err = b.layout(ctx, stat)
+		}
+		if err != nil {
+			return b.wrap("set", err)
+		}
+	case err != nil:
 		return b.wrap("set", err)
 	}
 	return nil
 }
 
 // Remove opens the barrier: it deletes the node; an open barrier stays
-// open.
+// open. A node with children is not deleted (zk.ErrNotEmpty), and if they
+// are a double barrier's the error wraps ErrLayoutMismatch.
 func (b *Barrier) Remove(ctx context.Context) error {
 	if b == nil {
 		return ErrNilHandle
@@ -58,6 +71,14 @@ func (b *Barrier) Remove(ctx context.Context) error {
 		return b.wrap("remove", b.err)
 	}
 	if err := b.c.Delete(ctx, b.path, framework.Quietly()); err != nil {
+		if errors.Is(err, zk.ErrNotEmpty) {
+			// Say why, if the children are a double barrier's.
+			if stat, serr := b.c.Exists(ctx, b.path); serr == nil {
+				if lerr := b.layout(ctx, stat); lerr != nil {
+					return b.wrap("remove", lerr)
+				}
+			}
+		}
 		return b.wrap("remove", err)
 	}
 	return nil
@@ -65,7 +86,11 @@ func (b *Barrier) Remove(ctx context.Context) error {
 
 // Wait blocks until the barrier is open (its node does not exist) or ctx
 // ends (its error). It returns at once if the barrier is open. It leaves no
-// watch behind.
+// watch behind. Every event only makes it look again: it returns nil only
+// when the server says the node is gone. A node with children that are a
+// double barrier's (a ready node, or a member named by a UUID) is not a
+// closed barrier: Wait returns ErrLayoutMismatch rather than wait for a
+// deletion that never comes.
 func (b *Barrier) Wait(ctx context.Context) error {
 	if b == nil {
 		return ErrNilHandle
@@ -89,6 +114,9 @@ func (b *Barrier) Wait(ctx context.Context) error {
 		if stat == nil {
 			return nil
 		}
+		if err := b.layout(ctx, stat); err != nil {
+			return b.wrap("wait", err)
+		}
 		if err := next(ctx, w); err != nil {
 			return b.wrap("wait", err)
 		}
@@ -111,4 +139,37 @@ func next(ctx context.Context, w *framework.Watcher) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// layout refuses a double barrier's layout at the path (stat is its node's,
+// nil when missing): the node has children, and one is a ready node or
+// named as a member is (a UUID). A plain barrier's node has no children;
+// other children are left alone. It reads only when there are children.
+func (b *Barrier) layout(ctx context.Context, stat *zk.Stat) error {
+	if stat == nil || stat.NumChildren == 0 {
+		return nil
+	}
+	kids, _, err := b.c.Children(ctx, b.path)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return nil
+	case err != nil:
+		return err
+	}
+	for _, k := range kids {
+		if k == readyNode || isMemberName(k) {
+			return fmt.Errorf("%w: the node holds a double barrier (child %q), not a plain barrier", ErrLayoutMismatch, k)
+		}
+	}
+	return nil
+}
+
+// isMemberName reports whether name is a double barrier member's: a UUID
+// in its 36-character form, as Curator and Double name them.
+func isMemberName(name string) bool {
+	if len(name) != 36 {
+		return false
+	}
+	_, err := uuid.Parse(name)
+	return err == nil
 }

@@ -11,6 +11,13 @@
 // member that finds n members makes the PERSISTENT child "<path>/ready";
 // the path is created as a container. Go and Java members share a barrier.
 //
+// A Barrier refuses a double barrier's layout at its path (children named
+// "ready" or by a UUID) with ErrLayoutMismatch. The other way round cannot
+// be seen: a plain barrier's node has no children, as the path of a double
+// barrier nobody has entered, so a Double entered on a closed plain
+// barrier's node joins it (and the Barrier refuses from then on). Keep the
+// two kinds on separate paths.
+//
 // # Guarantees
 //
 // Enter returns nil only once n members are present, and it counts them

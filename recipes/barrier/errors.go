@@ -25,6 +25,9 @@ var (
 	// ErrNilHandle is framework.ErrNilHandle, returned by the calls of a
 	// nil *Barrier or *Double.
 	ErrNilHandle = framework.ErrNilHandle
+	// ErrLayoutMismatch is framework.ErrLayoutMismatch: a Barrier found a
+	// double barrier's layout (member nodes, the ready node) at its path.
+	ErrLayoutMismatch = framework.ErrLayoutMismatch
 )
 
 // validate checks a barrier's client and path.
