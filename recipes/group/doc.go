@@ -14,10 +14,12 @@
 //
 // The member node has the guarantees of recipes/node: it is made again
 // after its session expires or someone deletes it, and it is never taken
-// over from another session: a second member with the same id fails Start
-// with node.ErrOwnedByOtherSession (or waits, with WaitForOwner), where
-// Curator's GroupMember would share one node between two processes
-// (CURATOR-154). Node gives the member's Node, whose Listen reports each
+// over from another session: a second member with the same id waits in
+// Start for the first's node to go (a member restarted before its old
+// session expired joins once it has; FailIfOwned fails at once with
+// node.ErrOwnedByOtherSession instead), where Curator's GroupMember would
+// share one node between two processes (CURATOR-154; TakeOver deletes the
+// other's node, as Curator's restart would). Node gives the member's Node, whose Listen reports each
 // state with its reason.
 //
 // Members reads a cache of the group (recipes/cache, the group's path and

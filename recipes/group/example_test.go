@@ -60,7 +60,8 @@ func ExampleNew() {
 	// worker-2 10.0.0.8:8080
 }
 
-// A second process with an id already in the group is refused, where
+// A second process with an id already in the group is refused with
+// FailIfOwned (by default it would wait for the id to be free), where
 // Curator's GroupMember would share the first one's node.
 func ExampleMember_Start() {
 	ctx := context.Background()
@@ -79,7 +80,7 @@ func ExampleMember_Start() {
 		log.Fatal(err)
 	}
 	defer first.Close(context.Background())
-	second := group.New(c2, "/registry/workers", "worker-1", []byte("second"))
+	second := group.New(c2, "/registry/workers", "worker-1", []byte("second"), group.FailIfOwned())
 	err := second.Start(ctx)
 	fmt.Println(errors.Is(err, group.ErrOwnedByOtherSession))
 	_ = second.Close(ctx)

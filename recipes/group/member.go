@@ -82,8 +82,9 @@ func validate(c *framework.Client, path, id string) error {
 
 // Start joins the group: it loads the cache of the group (Listen hears of
 // each member found as Joined), then makes the member's node (see
-// node.Node.Start: it fails with ErrOwnedByOtherSession if another session
-// holds this id, unless WaitForOwner) and returns once the node exists. On failure, or when ctx ends first (its error),
+// node.Node.Start: while another session holds this id it waits for that
+// node to go, unless FailIfOwned or TakeOver) and returns once the node
+// exists. On failure, or when ctx ends first (its error),
 // Start leaves no node and nothing running, and may be called again.
 func (m *Member) Start(ctx context.Context) error {
 	if m == nil {

@@ -129,8 +129,8 @@ func TestLayout(t *testing.T) {
 	}
 }
 
-// Two members with one id: the second fails with ErrOwnedByOtherSession
-// and the first keeps its node and payload (Curator's GroupMember would
+// Two members with one id: the second, with FailIfOwned, fails with
+// ErrOwnedByOtherSession and the first keeps its node and payload (Curator's GroupMember would
 // share one node between the two).
 func TestDuplicateID(t *testing.T) {
 	t.Parallel()
@@ -140,7 +140,7 @@ func TestDuplicateID(t *testing.T) {
 	first := group.New(c1, "/g", "same", []byte("first"))
 	defer closeMember(t, first)
 	startMember(t, first)
-	second := group.New(c2, "/g", "same", []byte("second"))
+	second := group.New(c2, "/g", "same", []byte("second"), group.FailIfOwned())
 	if err := second.Start(testkit.Ctx(t)); !errors.Is(err, group.ErrOwnedByOtherSession) {
 		t.Fatalf("second Start = %v, want ErrOwnedByOtherSession", err)
 	}

@@ -31,9 +31,13 @@
 // the path is checked by its ephemeralOwner: one of the live session, made
 // by a create whose reply was lost, is ours; one of a session of ours that
 // has ended is waited out (its deletion is watched, then the node is made
-// again); one of another session belongs to another process: Start returns
-// ErrOwnedByOtherSession, or waits for it with WaitForOwner, and it is
-// never overwritten. So whenever Registered is true, the node exists and
+// again); one of another session belongs to another process, or to this
+// one before a restart: Start waits for it to go (the server deletes it
+// when that session expires, if its process died), with a warning naming
+// the owner, and it is never overwritten. FailIfOwned makes Start return
+// ErrOwnedByOtherSession at once instead; TakeOver makes Start delete it,
+// as Curator does, which is only safe if no other live process uses the
+// path. So whenever Registered is true, the node exists and
 // its ephemeralOwner is the live session. Persistent nodes have no owner:
 // one found at the path is adopted and given our data, as Curator does.
 //

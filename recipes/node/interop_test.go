@@ -10,7 +10,8 @@ import (
 )
 
 // Apache Curator 5.4's PersistentNode (run by the Java driver) and ours on
-// one path. Java first: ours refuses Java's node (ErrOwnedByOtherSession)
+// one path. Java first: ours refuses Java's node (ErrOwnedByOtherSession,
+// with FailIfOwned; it would wait for it by default)
 // and leaves it alone. Ours first: Curator takes ours over (CURATOR-154:
 // it adopts any node at its path and writes its data), but the node stays
 // owned by our session and ours still reports it truthfully; once ours
@@ -31,7 +32,7 @@ func TestInteropWithCuratorPersistentNode(t *testing.T) {
 		t.Fatalf("Java's waitForInitialCreate: %s", got)
 	}
 	javaOwner := stat(t, c, p1).EphemeralOwner
-	ours := node.New(c, p1, []byte("go"))
+	ours := node.New(c, p1, []byte("go"), node.FailIfOwned())
 	if err := ours.Start(ctx); !errors.Is(err, node.ErrOwnedByOtherSession) {
 		t.Fatalf("Start on Java's node = %v, want ErrOwnedByOtherSession", err)
 	}

@@ -90,7 +90,7 @@ func (n *Node) loop(ctx context.Context, r *run) {
 			return
 		}
 		if errors.Is(err, zk.ErrNodeExists) {
-			reg, err = n.found(ctx, w.w, target, started)
+			reg, err = n.found(ctx, wctx, w.w, target, started)
 		}
 		if errors.Is(err, errAgain) {
 			continue
@@ -267,9 +267,12 @@ func (n *Node) noteSessionLocked() {
 // no owner, any node is adopted and given our data, as Curator does. An
 // ephemeral node of another session is never adopted: the Node waits for
 // it to go (one of our dead sessions: the server is about to delete it;
-// another process's: with WaitForOwner, or after Start), or Start fails with
-// ErrOwnedByOtherSession.
-func (n *Node) found(ctx context.Context, w *framework.Watcher, target string, started bool) (registration, error) {
+// another process's, or this process's before a restart: the server
+// deletes it when its session expires, if its process died), unless
+// before Start returns, FailIfOwned fails with ErrOwnedByOtherSession and
+// TakeOver deletes it (wctx carries that delete, which must not land
+// after a create of ours).
+func (n *Node) found(ctx, wctx context.Context, w *framework.Watcher, target string, started bool) (registration, error) {
 	st, err := n.c.Exists(ctx, target)
 	if err != nil {
 		return registration{}, err
@@ -290,17 +293,45 @@ func (n *Node) found(ctx context.Context, w *framework.Watcher, target string, s
 	n.mu.Lock()
 	ours := n.sessions[st.EphemeralOwner]
 	n.mu.Unlock()
+	owner := zap.String("owner", fmt.Sprintf("0x%x", st.EphemeralOwner))
 	reason := ErrSessionLost
-	if !ours {
+	if ours {
+		n.log.Info("node: path held by our dead session's node; waiting for it to go", owner)
+	} else {
 		reason = fmt.Errorf("%w (0x%x)", ErrOwnedByOtherSession, st.EphemeralOwner)
-		if !started && !n.o.waitForOwner {
+		switch {
+		case !started && n.o.failIfOwned:
 			return registration{}, reason
+		case !started && n.o.takeOver:
+			return n.takeOver(wctx, target, st)
 		}
+		n.log.Warn("node: path held by the ephemeral node of another session; waiting for it to go "+
+			"(if its process died, the server deletes it when its session expires: about that session's timeout)",
+			owner, zap.Duration("expected_wait", n.c.SessionTimeout()), zap.Bool("started", started))
+		n.mu.Lock()
+		n.waitOwner = st.EphemeralOwner
+		n.mu.Unlock()
+		defer func() {
+			n.mu.Lock()
+			n.waitOwner = 0
+			n.mu.Unlock()
+		}()
 	}
-	n.log.Info("node: path held by another session's node; waiting for it to go",
-		zap.String("owner", fmt.Sprintf("0x%x", st.EphemeralOwner)), zap.Bool("ours", ours))
 	n.setStatus(Event{State: n.lostState(started), Path: n.Path(), Reason: reason})
 	if err := n.waitGone(ctx, w, target, st.Czxid); err != nil {
+		return registration{}, err
+	}
+	return registration{}, errAgain
+}
+
+// takeOver deletes the node of another session at target (TakeOver), at
+// the version found, so that a node changed meanwhile is looked at again;
+// the loop then makes ours.
+func (n *Node) takeOver(ctx context.Context, target string, st *zk.Stat) (registration, error) {
+	n.log.Warn("node: taking over the ephemeral node of another session (TakeOver)",
+		zap.String("owner", fmt.Sprintf("0x%x", st.EphemeralOwner)))
+	err := n.c.Delete(ctx, target, framework.WithVersion(st.Version))
+	if err != nil && !isNoNode(err) && !errors.Is(err, zk.ErrBadVersion) {
 		return registration{}, err
 	}
 	return registration{}, errAgain

@@ -31,20 +31,21 @@ type Node struct {
 
 	push chan struct{} // one token: serialises the writes of our data
 
-	mu       sync.Mutex
-	data     []byte
-	gen      uint64         // bumped by SetData
-	status   Event          // the current state
-	actual   string         // our node's path once made ("" before)
-	sessions map[int64]bool // sessions this Node created in
-	czxids   map[int64]bool // incarnations this Node made or adopted
-	reg      registration   // our registered node; zero when none
-	version  int32          // reg's data version, as last seen
-	pushed   uint64         // the gen of the data known to be on reg
-	dirty    bool           // reg's data is not known to be ours (adopted)
-	closed   bool
-	run      *run // the running loop, nil when not started
-	listen   fanout.Fanout[Event]
+	mu        sync.Mutex
+	data      []byte
+	gen       uint64         // bumped by SetData
+	status    Event          // the current state
+	actual    string         // our node's path once made ("" before)
+	sessions  map[int64]bool // sessions this Node created in
+	czxids    map[int64]bool // incarnations this Node made or adopted
+	reg       registration   // our registered node; zero when none
+	version   int32          // reg's data version, as last seen
+	pushed    uint64         // the gen of the data known to be on reg
+	dirty     bool           // reg's data is not known to be ours (adopted)
+	closed    bool
+	waitOwner int64 // the other session whose node the loop waits out, 0 when none
+	run       *run  // the running loop, nil when not started
+	listen    fanout.Fanout[Event]
 
 	// fits is the latest data known not to be refused for its size (on
 	// a node, or New's), the data of gen fitsGen: a value the client
@@ -131,6 +132,12 @@ func (n *Node) validate() error {
 	if o.mode < framework.Persistent || o.mode > framework.PersistentSequentialWithTTL {
 		return fmt.Errorf("%w: mode %v", ErrInvalidOption, o.mode)
 	}
+	if o.takeOver && o.failIfOwned {
+		return fmt.Errorf("%w: TakeOver with FailIfOwned", ErrInvalidOption)
+	}
+	if o.takeOver && !o.mode.IsEphemeral() {
+		return fmt.Errorf("%w: TakeOver on a %v node (one of another session is adopted anyway)", ErrInvalidOption, o.mode)
+	}
 	if o.clock == nil {
 		o.clock = clock.Real
 	}
@@ -139,9 +146,12 @@ func (n *Node) validate() error {
 
 // Start makes the node and returns once it exists, made in the live
 // session (Curator's start and waitForInitialCreate), and keeps it there
-// until Close. If the path is held by an ephemeral node of another session,
-// Start returns ErrOwnedByOtherSession (or, with WaitForOwner, waits for
-// that node to go). Errors that retrying cannot mend are returned at once:
+// until Close. If the path is held by an ephemeral node of another session
+// (this process restarted before its old session expired, say), Start
+// waits for that node to go, with a warning in the log; if ctx ends first,
+// its error names the owner's session and matches ErrOwnedByOtherSession
+// too. FailIfOwned makes Start return ErrOwnedByOtherSession at once
+// instead, TakeOver take the node over. Errors that retrying cannot mend are returned at once:
 // no permission (zk.ErrNoAuth), a missing parent with NoParentCreation
 // (zk.ErrNoNode), ErrTTLUnsupported, ErrInvalidPath, ErrInvalidOption,
 // ErrNilClient; connection problems are retried until ctx ends. On failure,
@@ -184,6 +194,15 @@ func (n *Node) Start(ctx context.Context) error {
 		}
 	case <-ctx.Done():
 		err = ctx.Err()
+		n.mu.Lock()
+		owner := n.waitOwner
+		n.mu.Unlock()
+		if owner != 0 {
+			err = fmt.Errorf("%w while the path is held by the ephemeral node of session 0x%x (%w); "+
+				"a dead process's node goes when its session expires: wait longer, or "+
+				"use node.TakeOver (unsafe if that process lives) or node.FailIfOwned",
+				err, owner, ErrOwnedByOtherSession)
+		}
 	}
 	// Another look: registered at the same moment is success.
 	select {

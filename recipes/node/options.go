@@ -33,10 +33,14 @@ type options struct {
 	// reaper instead of deleting it (Curator's PersistentTtlNode.close).
 	// Default false: Close deletes it.
 	expireAfterClose bool
-	// waitForOwner makes Start wait for a node of another session at the
-	// path to go instead of failing with ErrOwnedByOtherSession. Default
-	// false.
-	waitForOwner bool
+	// failIfOwned makes Start fail with ErrOwnedByOtherSession when an
+	// ephemeral node of another session holds the path. Default false:
+	// Start waits for that node to go (a restarted process's old node
+	// goes when its session expires), as WaitForOwner says.
+	failIfOwned bool
+	// takeOver makes Start delete an ephemeral node of another session at
+	// the path and make ours, as Curator does. Default false.
+	takeOver bool
 	// log is the logger. Default nil: the client's, named "node".
 	log *zap.Logger
 	// clock times the touches of a TTL node. Default clock.Real.
@@ -98,14 +102,45 @@ func ExpireAfterClose() Option { return func(o *options) { o.expireAfterClose = 
 func NoParentCreation() Option { return func(o *options) { o.noParents = true } }
 
 // WaitForOwner makes Start wait while the path is held by an ephemeral node
-// of another session (another process with the same path, or this one
-// restarted before its old session expired), watching for that node's
-// deletion, and create ours once it has gone. Without it Start returns
-// ErrOwnedByOtherSession at once. After Start either way, a Node whose path
-// is taken by another session waits for it to go, reporting
+// of another session (this process restarted before its old session
+// expired, or another process with the same path), watching for that
+// node's deletion, and create ours once it has gone. It is the default: it
+// undoes FailIfOwned. The Node logs a warning with the owner's session id
+// and the expected wait (a dead session's node goes within its session
+// timeout); if Start's ctx ends first, its error names the owner and
+// matches both ctx's error and ErrOwnedByOtherSession. After Start, a Node
+// whose path is taken by another session waits for it to go, reporting
 // ErrOwnedByOtherSession as the Reason of its Recreating event; it never
-// adopts or overwrites the other session's node.
-func WaitForOwner() Option { return func(o *options) { o.waitForOwner = true } }
+// adopts or overwrites the other session's node (unless TakeOver, at
+// Start).
+func WaitForOwner() Option {
+	return func(o *options) { o.failIfOwned = false }
+}
+
+// FailIfOwned makes Start return ErrOwnedByOtherSession at once, naming the
+// owner's session, when the path is held by an ephemeral node of another
+// session, instead of waiting for it to go (the default, WaitForOwner).
+// Use it where a second process with the same path is a mistake to report
+// rather than a restart to wait out. It cannot go with TakeOver.
+func FailIfOwned() Option {
+	return func(o *options) { o.failIfOwned = true }
+}
+
+// TakeOver makes Start delete an ephemeral node of another session that
+// holds the path, and make ours, as Curator's PersistentNode does (which
+// adopts it): a restarted process need not wait for its old session to
+// expire. It is only safe when no other live process uses the path: if
+// one does, both believe they hold it until that process's Node finds
+// its node deleted; a Node of this package then waits for ours to go
+// (Recreating with ErrOwnedByOtherSession) and never takes it back, but
+// a Curator PersistentNode takes it back, and the two take turns. The
+// take-over is checked against the node's version, so a node changed
+// meanwhile is looked at again, and is done at Start only: after Start,
+// another session's node is always waited out. It needs an ephemeral mode,
+// and cannot go with FailIfOwned (Start returns ErrInvalidOption).
+func TakeOver() Option {
+	return func(o *options) { o.takeOver = true }
+}
 
 // WithLogger sets the logger (default: the client's, named "node").
 // Registrations and losses log at Info, retries at Debug.

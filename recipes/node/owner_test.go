@@ -2,6 +2,8 @@ package node_test
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,8 +80,9 @@ func TestSessionExpiryNeverAdoptsTheDeadSessionsNode(t *testing.T) {
 	}
 }
 
-// Two processes with the same path: the second's Start fails with
-// ErrOwnedByOtherSession and leaves the first's node, data and all.
+// Two processes with the same path: with FailIfOwned the second's Start
+// fails with ErrOwnedByOtherSession, naming the owner, and leaves the
+// first's node, data and all.
 func TestSecondOwnerIsRefused(t *testing.T) {
 	t.Parallel()
 	ns := testkit.Unique(t)
@@ -88,10 +91,10 @@ func TestSecondOwnerIsRefused(t *testing.T) {
 	first := node.New(c1, "/id", []byte("first"))
 	defer closeNode(t, first)
 	start(t, first)
-	second := node.New(c2, "/id", []byte("second"))
+	second := node.New(c2, "/id", []byte("second"), node.FailIfOwned())
 	err := second.Start(testkit.Ctx(t))
-	if !errors.Is(err, node.ErrOwnedByOtherSession) {
-		t.Fatalf("second Start = %v, want ErrOwnedByOtherSession", err)
+	if !errors.Is(err, node.ErrOwnedByOtherSession) || !strings.Contains(err.Error(), fmt.Sprintf("0x%x", c1.SessionID())) {
+		t.Fatalf("second Start = %v, want ErrOwnedByOtherSession naming 0x%x", err, c1.SessionID())
 	}
 	if second.Registered() || second.Status().State != node.Idle {
 		t.Fatalf("second after a failed Start: %+v", second.Status())
