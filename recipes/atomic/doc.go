@@ -9,7 +9,12 @@
 // big-endian, a Value as its raw bytes. A missing node or empty data reads
 // as 0; data shorter than the number is ErrMalformed (Curator's corruption
 // error); bytes past the number are ignored, as Curator's ByteBuffer read
-// ignores them. The node and its missing ancestors (as containers) are made
+// ignores them, except that another kind's layout is refused with
+// ErrLayoutMismatch: a Long finding 4 bytes (a DistributedAtomicInteger's
+// or a SharedCount's value; also ErrMalformed), an Int finding 8 (a
+// DistributedAtomicLong's, whose high half Curator would read as the int).
+// An Int and a SharedCount share one layout and work together, as do a
+// Value and a shared Value (raw bytes). The node and its missing ancestors (as containers) are made
 // by the first write that finds it missing. From its first write until its
 // Close, a handle keeps one EPHEMERAL child "<path>/writer-<uuid>" (see
 // Guarantees); Curator ignores it. Close deletes it (it would otherwise

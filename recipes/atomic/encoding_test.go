@@ -15,24 +15,36 @@ func TestEncoding(t *testing.T) {
 		long int64
 		int  int32
 		err  bool // for both
+		// layout: the long (L) or the int (I) refuses the data as
+		// another kind's layout.
+		layout string
 	}{
-		{"empty", nil, 0, 0, false},
-		{"zero-length", []byte{}, 0, 0, false},
-		{"one", []byte{0, 0, 0, 0, 0, 0, 0, 1}, 1, 0, false},
-		{"minus one", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, -1, -1, false},
-		{"short", []byte{1, 2, 3}, 0, 0, true},
-		{"trailing", []byte{0, 0, 0, 0, 0, 0, 0, 7, 9, 9}, 7, 0, false},
+		{"empty", nil, 0, 0, false, ""},
+		{"zero-length", []byte{}, 0, 0, false, ""},
+		{"one", []byte{0, 0, 0, 0, 0, 0, 0, 1}, 1, 0, false, "I"},
+		{"minus one", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, -1, -1, false, "I"},
+		{"short", []byte{1, 2, 3}, 0, 0, true, ""},
+		{"an int", []byte{0, 0, 0, 5}, 0, 5, false, "L"},
+		{"trailing", []byte{0, 0, 0, 0, 0, 0, 0, 7, 9, 9}, 7, 0, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l, err := decode[int64](tc.data)
-			if (err != nil) != tc.err || (err == nil && l != tc.long) {
+			if tc.layout == "L" {
+				if !errors.Is(err, ErrLayoutMismatch) || !errors.Is(err, ErrMalformed) {
+					t.Fatalf("long: %d, %v; want ErrLayoutMismatch and ErrMalformed", l, err)
+				}
+			} else if (err != nil) != tc.err || (err == nil && l != tc.long) {
 				t.Fatalf("long: %d, %v", l, err)
 			}
 			if tc.err && !errors.Is(err, ErrMalformed) {
 				t.Fatalf("long error %v does not match ErrMalformed", err)
 			}
 			i, err := decode[int32](tc.data)
-			if (err != nil) != tc.err || (err == nil && i != tc.int) {
+			if tc.layout == "I" {
+				if !errors.Is(err, ErrLayoutMismatch) {
+					t.Fatalf("int: %d, %v; want ErrLayoutMismatch", i, err)
+				}
+			} else if (err != nil) != tc.err || (err == nil && i != tc.int) {
 				t.Fatalf("int: %d, %v", i, err)
 			}
 		})

@@ -33,4 +33,8 @@ var (
 	// ErrNilHandle is framework.ErrNilHandle, returned by the calls of a
 	// nil handle.
 	ErrNilHandle = framework.ErrNilHandle
+	// ErrLayoutMismatch is framework.ErrLayoutMismatch: the node holds
+	// another kind's value (a Long found the 4 bytes of an Int or a
+	// SharedCount, an Int the 8 bytes of a Long).
+	ErrLayoutMismatch = framework.ErrLayoutMismatch
 )

@@ -85,8 +85,14 @@ func decode[T int32 | int64](b []byte) (T, error) {
 		return 0, nil
 	}
 	n := size[T]()
-	if len(b) < n {
+	switch {
+	case n == 8 && len(b) == 4:
+		return 0, fmt.Errorf("%w: %w: 4 bytes, a DistributedAtomicInteger's or a SharedCount's value; a Long is 8", ErrLayoutMismatch, ErrMalformed)
+	case len(b) < n:
 		return 0, fmt.Errorf("%w: %d bytes, want %d", ErrMalformed, len(b), n)
+	case n == 4 && len(b) == 8:
+		// Curator's Integer reads the long's high half as the value.
+		return 0, fmt.Errorf("%w: 8 bytes, a DistributedAtomicLong's value; an Int is 4", ErrLayoutMismatch)
 	}
 	if n == 4 {
 		return T(int32(binary.BigEndian.Uint32(b))), nil
