@@ -355,9 +355,11 @@ func acquire(ctx context.Context, c *framework.Client, path string, o execOption
 		}
 		return &hold{node: m.Node(), token: m.FencingToken(), done: m.Done(), err: m.Err, release: m.Release}, nil
 	}
-	var opts []semaphore.Option
+	// -n without --v2 is the V1 layout, which is no longer the library's
+	// default: say so.
+	opts := []semaphore.Option{semaphore.CuratorV1()}
 	if o.v2 {
-		opts = append(opts, semaphore.CuratorV2())
+		opts = []semaphore.Option{semaphore.CuratorV2()}
 	}
 	l, err := semaphore.New(c, path, o.leases, opts...).Acquire(ctx)
 	if err != nil {

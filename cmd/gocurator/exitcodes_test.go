@@ -203,7 +203,7 @@ func TestLocksLsNoneAndV1Note(t *testing.T) {
 	if r := e.run("locks", "ls", "-r", "/plain").ok(t); !strings.Contains(r.stdout, "/plain: no lock, semaphore or election is in use") {
 		t.Fatalf("locks ls -r: %q", r.stdout)
 	}
-	sem := semaphore.New(e.client, "/v1", 2)
+	sem := semaphore.New(e.client, "/v1", 2, semaphore.CuratorV1())
 	if _, err := sem.AcquireN(ctx, 2); err != nil {
 		t.Fatal(err)
 	}

@@ -93,12 +93,12 @@ func TestSemaphoreLeasesV1(t *testing.T) {
 	e := newEnv(t)
 	ctx := testkit.Ctx(t)
 	const path = "/semaphores/v1"
-	s := semaphore.New(e.client, path, 2)
+	s := semaphore.New(e.client, path, 2, semaphore.CuratorV1())
 	l1, err := s.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l2, err := semaphore.New(e.connect(), path, 2).Acquire(ctx)
+	l2, err := semaphore.New(e.connect(), path, 2, semaphore.CuratorV1()).Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
