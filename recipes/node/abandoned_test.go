@@ -2,9 +2,11 @@ package node_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -73,8 +75,8 @@ func TestCloseDuringRecreationLeavesNoGhost(t *testing.T) {
 // closeWhileRecreating starts a Node at p, deletes its node through admin
 // and closes the Node from its Recreating listener, as a service that
 // shuts down when it hears its registration is being made again.
-func closeWhileRecreating(ctx context.Context, c, admin *framework.Client, p string) error {
-	n := node.New(c, p, nil)
+func closeWhileRecreating(ctx context.Context, c, admin *framework.Client, p string, opts ...node.Option) error {
+	n := node.New(c, p, nil, opts...)
 	closed := make(chan error, 1)
 	var once sync.Once
 	cancel := n.Listen(func(ev node.Event) {
@@ -86,8 +88,10 @@ func closeWhileRecreating(ctx context.Context, c, admin *framework.Client, p str
 	if err := n.Start(ctx); err != nil {
 		return fmt.Errorf("start %s: %w", p, err)
 	}
-	if err := admin.Delete(ctx, p); err != nil {
-		return fmt.Errorf("delete %s: %w", p, err)
+	// A TTL node goes with its touch child; a protected or sequential
+	// one has the name its first create gave it.
+	if err := admin.Delete(ctx, n.Path(), framework.DeletingChildren()); err != nil {
+		return fmt.Errorf("delete %s: %w", n.Path(), err)
 	}
 	select {
 	case err := <-closed:
@@ -98,4 +102,92 @@ func closeWhileRecreating(ctx context.Context, c, admin *framework.Client, p str
 	case <-ctx.Done():
 		return fmt.Errorf("%s: no Recreating heard: %w", p, ctx.Err())
 	}
+}
+
+// The class of item 1 in every mode and on every path that stops a create
+// midway: a Start whose ctx ends while its first create is in flight (the
+// ctx is cancelled from the Creating event), and a Close while the node is
+// made again (from the Recreating event). Protected sequential names are
+// found by prefix, TTL nodes with their touch child. No node of ours may
+// be left or made after the call returned.
+func TestAbandonedCreatesLeaveNothing(t *testing.T) {
+	t.Parallel()
+	modes := []struct {
+		name string
+		opts []node.Option
+	}{
+		{"ephemeral", nil},
+		{"protected sequential", []node.Option{node.Protected(), node.WithMode(framework.EphemeralSequential)}},
+		{"persistent", []node.Option{node.WithMode(framework.Persistent)}},
+		{"TTL", []node.Option{node.WithTTL(time.Minute)}},
+	}
+	triggers := []struct {
+		name string
+		run  func(ctx context.Context, c, admin *framework.Client, p string, opts []node.Option) error
+	}{
+		{"start cancelled", cancelWhileCreating},
+		{"closed while recreating", func(ctx context.Context, c, admin *framework.Client, p string, opts []node.Option) error {
+			return closeWhileRecreating(ctx, c, admin, p, opts...)
+		}},
+	}
+	for _, m := range modes {
+		for _, tr := range triggers {
+			t.Run(m.name+"/"+tr.name, func(t *testing.T) {
+				t.Parallel()
+				ns := testkit.Unique(t)
+				c := testkit.Connect(t, zkAddr, ns)
+				admin := testkit.Connect(t, zkAddr, ns)
+				ctx := testkit.Ctx(t)
+				const workers, each = 5, 6
+				var g errgroup.Group
+				for w := range workers {
+					g.Go(func() error {
+						for i := range each {
+							if err := tr.run(ctx, c, admin, fmt.Sprintf("/g/w%d/m%02d", w, i), m.opts); err != nil {
+								return err
+							}
+						}
+						return nil
+					})
+				}
+				if err := g.Wait(); err != nil {
+					t.Fatal(err)
+				}
+				// Answered after every request c sent before it.
+				if _, err := c.Exists(ctx, "/g"); err != nil {
+					t.Fatal(err)
+				}
+				if err := admin.Sync(ctx, "/"); err != nil {
+					t.Fatal(err)
+				}
+				for w := range workers {
+					if kids := testkit.Children(t, admin, fmt.Sprintf("/g/w%d", w)); len(kids) > 0 {
+						t.Fatalf("worker %d: nodes left or made after the call returned: %q", w, kids)
+					}
+				}
+			})
+		}
+	}
+}
+
+// cancelWhileCreating starts a Node at p with a ctx cancelled as the
+// Node reports Creating, and closes it.
+func cancelWhileCreating(ctx context.Context, c, _ *framework.Client, p string, opts []node.Option) error {
+	n := node.New(c, p, nil, opts...)
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := n.Listen(func(ev node.Event) {
+		if ev.State == node.Creating {
+			cancel()
+		}
+	})
+	defer stop()
+	err := n.Start(sctx)
+	if err := n.Close(ctx); err != nil {
+		return fmt.Errorf("close %s: %w", p, err)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("start %s: %w", p, err)
+	}
+	return nil
 }
