@@ -173,87 +173,23 @@ func appendIntPtr(b []byte, v *int) []byte {
 	return strconv.AppendInt(b, int64(*v), 10)
 }
 
-// wireInstance is the JSON as read: pointers tell a missing or null field.
-type wireInstance struct {
-	Name                *string         `json:"name"`
-	ID                  *string         `json:"id"`
-	Address             *string         `json:"address"`
-	Port                *int64          `json:"port"`
-	SSLPort             *int64          `json:"sslPort"`
-	Payload             json.RawMessage `json:"payload"`
-	RegistrationTimeUTC *int64          `json:"registrationTimeUTC"`
-	ServiceType         *string         `json:"serviceType"`
-	URISpec             *struct {
-		Parts []struct {
-			Value    *string `json:"value"`
-			Variable bool    `json:"variable"`
-		} `json:"parts"`
-	} `json:"uriSpec"`
-	Enabled *bool `json:"enabled"`
-}
-
 // UnmarshalJSON reads Curator's ServiceInstance JSON, either serializer
-// mode; unknown fields are ignored, as Curator ignores them. The payload
-// is kept as the exact bytes read. A document that is not an object, lacks
-// "name" or "id", has a field of the wrong type, a port outside Java's int
-// or an unknown service type is an error wrapping ErrMalformed.
+// mode, as Curator 5.4 (Jackson 2.14 at its default settings) reads it:
+// what Jackson coerces is read the same way ("port":"8080", 8080.0, a
+// string registrationTimeUTC, a serviceType index...; jacksonread.go lists
+// the rules), a missing field takes ServiceInstance's default (a missing
+// serviceType is Dynamic, a missing "enabled" nil, which is true), unknown
+// fields are ignored. The payload is kept as the exact bytes read. What
+// Jackson refuses (not an object, a field of a shape it cannot coerce, a
+// number outside Java's range, an unknown service type) is an error
+// wrapping ErrMalformed.
 func (i *Instance) UnmarshalJSON(data []byte) error {
-	var w wireInstance
-	if err := json.Unmarshal(data, &w); err != nil {
-		return fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	switch {
-	case w.Name == nil:
-		return fmt.Errorf("%w: missing \"name\"", ErrMalformed)
-	case w.ID == nil:
-		return fmt.Errorf("%w: missing \"id\"", ErrMalformed)
-	}
-	out := Instance{Name: *w.Name, ID: *w.ID, Enabled: w.Enabled}
-	if w.Address != nil {
-		out.Address = *w.Address
-	}
-	var err error
-	if out.Port, err = javaInt("port", w.Port); err != nil {
+	out, err := decodeInstance(data)
+	if err != nil {
 		return err
-	}
-	if out.SSLPort, err = javaInt("sslPort", w.SSLPort); err != nil {
-		return err
-	}
-	if p := bytes.TrimSpace(w.Payload); len(p) > 0 && string(p) != "null" {
-		out.Payload = json.RawMessage(bytes.Clone(p))
-	}
-	if w.RegistrationTimeUTC != nil {
-		out.RegistrationTimeUTC = *w.RegistrationTimeUTC
-	}
-	if w.ServiceType != nil {
-		out.ServiceType = ServiceType(*w.ServiceType)
-		if out.ServiceType == "" || !out.ServiceType.valid() {
-			return fmt.Errorf("%w: unknown serviceType %q", ErrMalformed, *w.ServiceType)
-		}
-	}
-	if w.URISpec != nil {
-		out.URISpec = &URISpec{Parts: make([]URIPart, 0, len(w.URISpec.Parts))}
-		for _, p := range w.URISpec.Parts {
-			part := URIPart{Variable: p.Variable}
-			if p.Value != nil {
-				part.Value = *p.Value
-			}
-			out.URISpec.Parts = append(out.URISpec.Parts, part)
-		}
 	}
 	*i = out
 	return nil
-}
-
-func javaInt(field string, v *int64) (*int, error) {
-	if v == nil {
-		return nil, nil
-	}
-	if *v < math.MinInt32 || *v > math.MaxInt32 {
-		return nil, fmt.Errorf("%w: %q %d is outside Java's int", ErrMalformed, field, *v)
-	}
-	n := int(*v)
-	return &n, nil
 }
 
 // Decode reads an instance node's data; errors wrap ErrMalformed.

@@ -35,6 +35,8 @@ import org.apache.curator.x.discovery.strategies.StickyStrategy;
  * dnames &lt;id&gt;                        queryForNames            -> OK a,b (sorted)
  * dinstances &lt;id&gt; &lt;name&gt;              queryForInstances        -> OK b64,b64 (sorted by id)
  * dinstance &lt;id&gt; &lt;name&gt; &lt;instanceId&gt;   queryForInstance         -> OK b64|none
+ * dread &lt;id&gt; &lt;name&gt; &lt;instanceId&gt;       queryForInstance, written back with every field
+ *                                    ("enabled" included)    -> OK b64|none|error &lt;exception&gt;
  * dserialize &lt;compatible&gt; &lt;b64json&gt;    Curator's bytes for the instance: deserialize, then
  *                                    serialize                -> OK b64
  * dclass &lt;b64json&gt;                    the class Curator reads the payload as -> OK name|null
@@ -147,6 +149,19 @@ public final class DiscoveryCommands implements Driver.Commands {
                 Driver.args(a, 3);
                 ServiceInstance<Object> i = discovery(a[1]).queryForInstance(a[2], a[3]);
                 return i == null ? "none" : b64(serializers.get(a[1]).serialize(i));
+            }
+            case "dread": {
+                // What Curator makes of a node whatever its bytes: the
+                // discovery's serializer reads it, the non-compatible one
+                // writes it back so that "enabled" shows too.
+                Driver.args(a, 3);
+                ServiceInstance<Object> i;
+                try {
+                    i = discovery(a[1]).queryForInstance(a[2], a[3]);
+                } catch (Exception e) {
+                    return "error " + e.getClass().getSimpleName();
+                }
+                return i == null ? "none" : b64(serializer(false).serialize(i));
             }
             case "dserialize": {
                 Driver.args(a, 2);
