@@ -12,6 +12,15 @@
 // Start, Get or Set that finds it missing. Go and Java processes read and
 // write the same value.
 //
+// Another recipe's layout on the path is refused with ErrLayoutMismatch by
+// every read (Start, Get, GetVersioned; the watch keeps the last value and
+// logs it): a node with an atomic value's "writer-<uuid>" children
+// (recipes/atomic), and, for a Count, 8 bytes (a DistributedAtomicLong's
+// value, whose high half Curator's SharedCount would read as the count).
+// A Count and an atomic Int share one layout (4 bytes big-endian) and work
+// together, as a Value and an atomic Value (raw bytes) do. Set writes
+// without reading, as Curator's does, and so refuses nothing: read first.
+//
 // # Guarantees
 //
 // A Count is a Value whose bytes are its integer: everything below holds

@@ -26,4 +26,8 @@ var (
 	// Cached is nil), its Watch channel is closed, Listen and Close do
 	// nothing (see framework.ErrNilHandle).
 	ErrNilHandle = framework.ErrNilHandle
+	// ErrLayoutMismatch is framework.ErrLayoutMismatch: the node holds
+	// another recipe's value (an atomic value's writer children; for a
+	// Count, the 8 bytes of a DistributedAtomicLong).
+	ErrLayoutMismatch = framework.ErrLayoutMismatch
 )

@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/google/uuid"
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/framework"
@@ -362,6 +364,9 @@ func (v *Value) read(ctx context.Context) ([]byte, *zk.Stat, error) {
 	for {
 		data, stat, err := v.c.Get(ctx, v.path)
 		if err == nil {
+			if err := v.layout(ctx, stat); err != nil {
+				return nil, nil, err
+			}
 			if v.accept != nil {
 				if err := v.accept(data); err != nil {
 					return nil, nil, err
@@ -443,6 +448,12 @@ func (v *Value) reload(ctx context.Context) error {
 	case err != nil:
 		return err
 	}
+	if err := v.layout(ctx, stat); errors.Is(err, ErrLayoutMismatch) {
+		v.log.Warn("the node holds another recipe's layout", zap.Error(err))
+		return nil
+	} else if err != nil {
+		return err
+	}
 	if v.accept != nil {
 		if err := v.accept(data); err != nil {
 			// Not ours to fix: keep the last value, wait for the next write.
@@ -451,6 +462,29 @@ func (v *Value) reload(ctx context.Context) error {
 		}
 	}
 	v.update(stat, data)
+	return nil
+}
+
+// layout refuses a node that holds an atomic value (recipes/atomic,
+// whose handles keep "writer-<uuid>" children under it): the value's node
+// (stat) has no children of its own. It lists the children only when
+// there are some; other children are left alone.
+func (v *Value) layout(ctx context.Context, stat *zk.Stat) error {
+	if stat == nil || stat.NumChildren == 0 {
+		return nil
+	}
+	kids, _, err := v.c.Children(ctx, v.path)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return nil
+	case err != nil:
+		return err
+	}
+	for _, k := range kids {
+		if id, ok := strings.CutPrefix(k, "writer-"); ok && uuid.Validate(id) == nil {
+			return fmt.Errorf("%w: the node holds an atomic value (its writer child %q), not a %s", ErrLayoutMismatch, k, v.kind)
+		}
+	}
 	return nil
 }
 

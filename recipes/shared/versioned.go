@@ -38,8 +38,12 @@ func encode(v int) ([]byte, error) {
 // decode reads a count as Curator does (ByteBuffer.getInt): the first four
 // bytes, big-endian, signed. Shorter data is not a count.
 func decode(b []byte) (int, error) {
-	if len(b) < countBytes {
+	switch {
+	case len(b) < countBytes:
 		return 0, fmt.Errorf("%w: %d bytes", ErrMalformed, len(b))
+	case len(b) == 8:
+		// Curator's SharedCount reads the long's high half as the count.
+		return 0, fmt.Errorf("%w: 8 bytes, a DistributedAtomicLong's value, not a count", ErrLayoutMismatch)
 	}
 	return int(int32(binary.BigEndian.Uint32(b))), nil
 }
