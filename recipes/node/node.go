@@ -396,13 +396,26 @@ func (n *Node) setStatusLocked(ev Event) {
 	n.listen.Publish(ev)
 }
 
+// setStatus records and publishes ev unless it says nothing new: a failure
+// that repeats (each attempt of a long outage, each wait on the same
+// owner) is one event, so that a slow listener's queue does not grow with
+// the number of attempts.
 func (n *Node) setStatus(ev Event) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.status.State == ev.State && n.status.Czxid == ev.Czxid && errors.Is(n.status.Reason, ev.Reason) && errors.Is(ev.Reason, n.status.Reason) {
+	if n.status.State == ev.State && n.status.Czxid == ev.Czxid && n.status.Path == ev.Path && sameReason(n.status.Reason, ev.Reason) {
 		return // nothing new
 	}
 	n.setStatusLocked(ev)
+}
+
+// sameReason reports whether two reasons say the same: the errors of two
+// attempts are distinct values, so they are compared by what they say.
+func sameReason(a, b error) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a == b || a.Error() == b.Error()
 }
 
 // isNoNode reports a missing node.
