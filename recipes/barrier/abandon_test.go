@@ -1,0 +1,83 @@
+package barrier_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gocurator/curator/internal/testkit"
+	"github.com/gocurator/curator/recipes/barrier"
+	"github.com/gocurator/curator/zktest"
+)
+
+// Pitfall 25: an Enter whose ctx ends at any point (before its member
+// node's create is sent, while it is in flight on a slow link, while the
+// member waits) returns ctx's error and leaves no member node, not even
+// one whose create lands after the caller moved on: such a node would be
+// counted by the next round's members (a member that is not there). Each
+// try cancels at a different point; a request sent afterwards on the same
+// connection (answered after everything sent before it) marks when every
+// write of the cancelled Enter has landed.
+func TestCancelledEnterLeavesNoMember(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	proxy := zktest.NewProxy(t, zkAddr)
+	c := testkit.Connect(t, proxy.Addr(), ns)
+	obs := testkit.Connect(t, zkAddr, ns)
+	proxy.SetDelay(40 * time.Millisecond)
+	for i := 0; i < 12; i++ {
+		d := barrier.NewDouble(c, barrierPath, 2)
+		ctx, cancel := context.WithCancel(testkit.Ctx(t))
+		stop := time.AfterFunc(time.Duration(i)*20*time.Millisecond, cancel)
+		err := d.Enter(ctx)
+		stop.Stop()
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("try %d: Enter with 1 of 2 = %v; want Canceled", i, err)
+		}
+		if _, err := c.Exists(testkit.Ctx(t), barrierPath); err != nil {
+			t.Fatal(err)
+		}
+		if m := members(t, obs); len(m) != 0 {
+			t.Fatalf("try %d (cancelled after %v): a cancelled Enter left %v", i, time.Duration(i)*20*time.Millisecond, m)
+		}
+	}
+	proxy.SetDelay(0)
+	testkit.AwaitWatchCount(t, zkAddr, 0, c)
+}
+
+// The same while the connection is down: the create waits for a
+// connection, ctx ends, Enter returns; once the connection is back no
+// member node of the cancelled Enter may be there (its clean-up went to
+// the background, and a create still queued must not land after it).
+func TestEnterCancelledWhileDisconnectedLeavesNoMember(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	proxy := zktest.NewProxy(t, zkAddr)
+	c := testkit.Connect(t, proxy.Addr(), ns)
+	obs := testkit.Connect(t, zkAddr, ns)
+	d := barrier.NewDouble(c, barrierPath, 2)
+	proxy.Cut()
+	short, cancel := context.WithTimeout(testkit.Ctx(t), 300*time.Millisecond)
+	defer cancel()
+	if err := d.Enter(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Enter while disconnected = %v; want DeadlineExceeded", err)
+	}
+	proxy.Restore()
+	testkit.Eventually(t, "no member", func() bool { return len(members(t, obs)) == 0 })
+	if _, err := c.Exists(testkit.Ctx(t), barrierPath); err != nil { // after all sent before
+		t.Fatal(err)
+	}
+	if m := members(t, obs); len(m) != 0 {
+		t.Fatalf("a member node landed after the cancelled Enter: %v", m)
+	}
+	// A member of the next round is not let through by it.
+	other := barrier.NewDouble(obs, barrierPath, 2)
+	short2, cancel2 := context.WithTimeout(testkit.Ctx(t), 500*time.Millisecond)
+	defer cancel2()
+	if err := other.Enter(short2); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a lone member = %v; want DeadlineExceeded", err)
+	}
+	testkit.AwaitWatchCount(t, zkAddr, 0, c, obs)
+}
