@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
@@ -106,6 +107,9 @@ func (d *Discovery) instancePath(name, id string) string {
 
 // prepare validates inst, fills what Register fills, and encodes it.
 func (d *Discovery) prepare(inst Instance) (Instance, []byte, error) {
+	if inst.Address == "" {
+		inst.Address = localAddress()
+	}
 	if err := inst.validate(); err != nil {
 		return inst, nil, err
 	}
@@ -131,8 +135,14 @@ func (d *Discovery) prepare(inst Instance) (Instance, []byte, error) {
 
 // Register registers inst: it writes the instance node
 // <basePath>/<Name>/<ID> (for DynamicSequential, <ID><sequence>) and
-// returns once it exists. Missing parents are made as containers. An empty
-// ServiceType is Dynamic; a zero RegistrationTimeUTC is set to now.
+// returns once it exists. Missing parents are made as containers. Fields
+// left empty get the defaults of Curator's ServiceInstanceBuilder: an
+// empty ID a random UUID, an empty Address this host's first
+// non-loopback, non-link-local address (IPv4 first; left empty on a host
+// with none), a zero RegistrationTimeUTC now; an empty ServiceType is
+// Dynamic. RegisterInstance reports the instance as registered, the
+// chosen ID included: an instance registered without one can only be
+// unregistered by Close otherwise.
 //
 // Dynamic instances are kept registered until Unregister or Close
 // through a node.Node: a reconnection in the same session changes nothing
@@ -149,19 +159,32 @@ func (d *Discovery) prepare(inst Instance) (Instance, []byte, error) {
 // left registered. Errors: ErrInvalidInstance, ErrTooLarge,
 // ErrOwnedByOtherSession, ErrClosed, the client's.
 func (d *Discovery) Register(ctx context.Context, inst Instance) error {
+	_, err := d.RegisterInstance(ctx, inst)
+	return err
+}
+
+// RegisterInstance is Register, returning the instance as registered:
+// with the defaults Register filled in (ID, Address,
+// RegistrationTimeUTC, ServiceType) and, for DynamicSequential, the ID
+// still the prefix of the sequential node's name. On failure it returns
+// the zero Instance and Register's error, and nothing is left registered.
+func (d *Discovery) RegisterInstance(ctx context.Context, inst Instance) (Instance, error) {
 	if err := d.check(); err != nil {
-		return err
+		return Instance{}, err
+	}
+	if inst.ID == "" {
+		inst.ID = uuid.NewString()
 	}
 	inst, data, err := d.prepare(inst)
 	if err != nil {
-		return err
+		return Instance{}, err
 	}
 	k := instanceKey{inst.Name, inst.ID}
 	for {
 		d.mu.Lock()
 		if d.closed {
 			d.mu.Unlock()
-			return ErrClosed
+			return Instance{}, ErrClosed
 		}
 		reg := d.regs[k]
 		if reg == nil {
@@ -179,7 +202,10 @@ func (d *Discovery) Register(ctx context.Context, inst Instance) error {
 		if reg.path != "" {
 			err := d.update(ctx, reg, inst, data)
 			reg.mu.Unlock()
-			return err
+			if err != nil {
+				return Instance{}, err
+			}
+			return inst, nil
 		}
 		err := d.register(ctx, reg, inst, data)
 		if err != nil {
@@ -191,7 +217,10 @@ func (d *Discovery) Register(ctx context.Context, inst Instance) error {
 			d.mu.Unlock()
 		}
 		reg.mu.Unlock()
-		return err
+		if err != nil {
+			return Instance{}, err
+		}
+		return inst, nil
 	}
 }
 

@@ -475,7 +475,7 @@ func TestRegisterRefusesBadInstances(t *testing.T) {
 		want error
 	}{
 		{"no name", discovery.Instance{ID: "a"}, discovery.ErrInvalidInstance},
-		{"no id", discovery.Instance{Name: "a"}, discovery.ErrInvalidInstance},
+		{"dot id", discovery.Instance{Name: "a", ID: ".."}, discovery.ErrInvalidInstance},
 		{"slash in id", discovery.Instance{Name: "a", ID: "x/y"}, discovery.ErrInvalidInstance},
 		{"unknown type", discovery.Instance{Name: "a", ID: "b", ServiceType: "EPHEMERAL"}, discovery.ErrInvalidInstance},
 		{"payload not JSON", discovery.Instance{Name: "a", ID: "b", Payload: json.RawMessage("{")}, discovery.ErrInvalidInstance},
