@@ -15,7 +15,7 @@ var (
 	// ErrOwnedByOtherSession is node.ErrOwnedByOtherSession: another
 	// session holds a member node with this id.
 	ErrOwnedByOtherSession = node.ErrOwnedByOtherSession
-	// ErrClosed is returned by Start after Close.
+	// ErrClosed is returned by Start and SetPayload after Close.
 	ErrClosed = errors.New("curator: group member closed")
 	// ErrAlreadyStarted is returned by a second Start of a running member.
 	ErrAlreadyStarted = node.ErrAlreadyStarted

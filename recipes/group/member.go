@@ -200,10 +200,17 @@ func (m *Member) Members() map[string][]byte {
 
 // SetPayload changes the member's payload (Curator's setThisData): on its
 // node now if it is registered, and on every node made from now on. See
-// node.Node.SetData.
+// node.Node.SetData (a payload too large for the server is refused, and
+// the member keeps its payload). After Close it returns ErrClosed.
 func (m *Member) SetPayload(ctx context.Context, payload []byte) error {
 	if m == nil {
 		return ErrNilHandle
+	}
+	m.mu.Lock()
+	closed := m.closed
+	m.mu.Unlock()
+	if closed {
+		return fmt.Errorf("group %s: member %s: set payload: %w", m.path, m.id, ErrClosed)
 	}
 	if err := m.node.SetData(ctx, payload); err != nil {
 		return fmt.Errorf("group %s: member %s: %w", m.path, m.id, err)
@@ -214,7 +221,8 @@ func (m *Member) SetPayload(ctx context.Context, payload []byte) error {
 // Listen registers fn for every change of the group's membership from now
 // on (Joined, Left, Updated), in order, never dropped, on a goroutine of
 // the listener's own. Start reports each member already there as Joined.
-// cancel unregisters fn. Close ends the listeners.
+// cancel unregisters fn. Close ends the listeners; Listen after Close
+// registers nothing and returns a no-op cancel.
 func (m *Member) Listen(fn func(Event)) (cancel func()) {
 	if m == nil {
 		return func() {}

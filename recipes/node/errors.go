@@ -29,7 +29,7 @@ var (
 	ErrTTLUnsupported = errors.New("curator: server refuses TTL nodes (zookeeper.extendedTypesEnabled is not true)")
 	// ErrAlreadyStarted is returned by a second Start of a Node that runs.
 	ErrAlreadyStarted = errors.New("curator: node already started")
-	// ErrClosed is returned by Start after Close.
+	// ErrClosed is returned by Start and SetData after Close.
 	ErrClosed = errors.New("curator: node closed")
 	// ErrNilHandle is framework.ErrNilHandle, returned by the calls of a
 	// nil *Node that would act on ZooKeeper.

@@ -229,7 +229,7 @@ func (n *Node) Start(ctx context.Context) error {
 
 // Path returns our node's path as the server named it (with the protected
 // prefix and the sequence number), "" before the first create. It stays
-// the same for the Node's life.
+// the same for the Node's life, and after Close.
 func (n *Node) Path() string {
 	if n == nil {
 		return ""
@@ -256,7 +256,8 @@ func (n *Node) Data() []byte {
 // or at once if none is registered (it will be made with the data). The
 // write is checked against the node's incarnation: it never changes a node
 // that another session made at the path. If ctx ends first, its error is
-// returned; the data is kept for the next create either way.
+// returned; the data is kept for the next create either way. After Close
+// it returns ErrClosed and changes nothing.
 //
 // Data too large for the server's jute.maxbuffer is refused: SetData
 // returns an error matching framework.ErrDataTooLarge and the Node keeps
@@ -276,6 +277,10 @@ func (n *Node) SetData(ctx context.Context, data []byte) error {
 		data = []byte{}
 	}
 	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return fmt.Errorf("node %s: set data: %w", n.path, ErrClosed)
+	}
 	n.data = slices.Clone(data)
 	n.gen++
 	n.mu.Unlock()
@@ -314,7 +319,8 @@ func (n *Node) Registered() bool {
 // Listen registers fn for every change of state from now on (Registered,
 // Recreating with its reason, Closed, ...), delivered in order, never
 // dropped, on a goroutine of the listener's own. cancel unregisters it.
-// Close ends the listeners after the Closed event.
+// Close ends the listeners after the Closed event; Listen after Close
+// registers nothing (fn is never called) and returns a no-op cancel.
 func (n *Node) Listen(fn func(Event)) (cancel func()) {
 	if n == nil {
 		return func() {}
