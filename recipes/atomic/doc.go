@@ -61,7 +61,10 @@
 //
 // # Connection loss
 //
-// Calls run under the client's retry policy and honour ctx. A write in
+// Calls run under the client's retry policy and honour ctx, with one
+// exception that keeps every answer true: a write in flight when ctx ends
+// is waited for up to a second more, so that it is never applied after
+// the call said it failed; if it was applied, the call succeeds. A write in
 // flight when the session expires cannot be checked (its stamp went with
 // the session): the call returns ErrUnknownOutcome rather than guess.
 // Close while disconnected returns by its ctx, and the writer child's
