@@ -40,25 +40,37 @@ func (d driver) check(ctx context.Context, listing []string) error {
 	return mismatch(d.LockName, listing)
 }
 
+// foreignNames are the node names of the lock layouts an election can
+// find on its path: the two election layouts and Curator's
+// InterProcessReadWriteLock's (whose nodes neither election layout sorts,
+// so a read or write lock would be held beside a leader).
+var foreignNames = []struct{ name, recipe string }{
+	{latchName, "LeaderLatch"},
+	{selectorName, "LeaderSelector (InterProcessMutex)"},
+	{"__READ__", "InterProcessReadWriteLock's read lock"},
+	{"__WRIT__", "InterProcessReadWriteLock's write lock"},
+}
+
 // mismatch fails with ErrLayoutMismatch, naming what it found, if children
-// holds a node of the layout other than the one whose nodes are named
+// holds a node of a layout other than the one whose nodes are named
 // lockName.
 func mismatch(lockName string, children []string) error {
-	other := latchName
-	if lockName == latchName {
-		other = selectorName
-	}
 	for _, c := range children {
-		if _, ok := locking.Sequence(c, other); ok {
-			return fmt.Errorf("%w: the %s layout found %s's node %q", ErrLayoutMismatch,
-				layoutName(lockName), layoutName(other), c)
+		if _, ok := locking.Sequence(c, lockName); ok {
+			continue
+		}
+		for _, f := range foreignNames {
+			if _, ok := locking.Sequence(c, f.name); ok {
+				return fmt.Errorf("%w: the %s layout found %s's node %q", ErrLayoutMismatch,
+					layoutName(lockName), f.recipe, c)
+			}
 		}
 	}
 	return nil
 }
 
-// layoutName names the layout whose nodes are named lockName as Curator
-// names the recipe.
+// layoutName names the election layout whose nodes are named lockName as
+// Curator names the recipe.
 func layoutName(lockName string) string {
 	if lockName == latchName {
 		return "LeaderLatch"

@@ -42,8 +42,9 @@ var (
 	// ErrInvalidPath is framework.ErrInvalidPath.
 	ErrInvalidPath = framework.ErrInvalidPath
 	// ErrLayoutMismatch is framework.ErrLayoutMismatch: the election's
-	// path holds the other layout's nodes (a LeaderLatch's "latch-" beside
-	// a LeaderSelector's, or any InterProcessMutex's, "lock-"). Campaign,
+	// path holds another layout's nodes (a LeaderLatch's "latch-" beside
+	// a LeaderSelector's, or any InterProcessMutex's, "lock-"; or a
+	// read/write lock's "__READ__", "__WRIT__"). Campaign,
 	// Run, Start's Latch, Leader and Participants refuse such a path; the
 	// error names a node found. A refused Campaign leaves no node.
 	ErrLayoutMismatch = framework.ErrLayoutMismatch

@@ -3,6 +3,7 @@ package leader_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/gocurator/curator/internal/curatorjava"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/leader"
+	"github.com/gocurator/curator/recipes/rwlock"
 )
 
 // layouts are the election's two layouts, as options and as the Java
@@ -91,6 +93,39 @@ func TestLayoutMismatchRefusedBesideCurator(t *testing.T) {
 			java.MustDo("close j")
 			testkit.Eventually(t, "no node left", func() bool { return len(testkit.Children(t, c, p)) == 0 })
 		})
+	}
+}
+
+// Neither layout sorts a read/write lock's nodes ("__READ__", "__WRIT__"),
+// so an election on a path where a lock is held would lead beside the
+// holder: both layouts refuse such a path too.
+func TestLayoutMismatchRefusedBesideReadWriteLock(t *testing.T) {
+	t.Parallel()
+	for _, l := range layouts {
+		for _, write := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/write=%v", l.name, write), func(t *testing.T) {
+				t.Parallel()
+				ns := testkit.Unique(t)
+				ctx := testkit.Ctx(t)
+				c := testkit.Connect(t, zkAddr, ns)
+				rw := rwlock.New(c, "/e")
+				var lock interface {
+					Acquire(context.Context) error
+					Release(context.Context) error
+					Node() string
+				} = rw.ReadLock()
+				if write {
+					lock = rw.WriteLock()
+				}
+				if err := lock.Acquire(ctx); err != nil {
+					t.Fatal(err)
+				}
+				checkRefused(t, ctx, leader.New(c, "/e", l.opts...), c, path.Base(lock.Node()))
+				if err := lock.Release(ctx); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
 	}
 }
 

@@ -36,8 +36,10 @@ func (ev Event) NoLeader() bool { return ev.Node == "" }
 // it ends. Each change of the directory, and each reconnection (changes
 // made while disconnected were not seen), makes it look again; a leader
 // that comes and goes between two looks is not seen: what is seen is
-// each look's leader, in order, with no repeats. A nil Election's channel
-// is closed at once.
+// each look's leader, in order, with no repeats. On a path that holds
+// another layout's nodes (ErrLayoutMismatch) no event is sent: Observe
+// logs it at Warn and looks again after a pause growing to 2 s. A nil
+// Election's channel is closed at once.
 func (e *Election) Observe(ctx context.Context) <-chan Event {
 	out := make(chan Event)
 	if e.check(ctx) != nil {
@@ -77,6 +79,12 @@ func (e *Election) observe(ctx context.Context, out chan<- Event) {
 				}
 			case ctx.Err() != nil || errors.Is(err, framework.ErrClosed):
 				return
+			case errors.Is(err, ErrLayoutMismatch):
+				// Not a passing failure: say it where it is seen. The
+				// look goes on, in case the other layout's nodes go.
+				e.log.Warn("observe: the path holds another layout; trying again", zap.String("path", e.path), zap.Error(err))
+				retryIn.Reset(pause)
+				pause = min(2*pause, requeueMax)
 			default:
 				e.log.Debug("observe: look failed; trying again", zap.String("path", e.path), zap.Error(err))
 				retryIn.Reset(pause)
