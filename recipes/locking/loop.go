@@ -32,7 +32,10 @@ type Loop struct {
 	// oneSession is WithOneSession's error; nil: an acquire goes on in
 	// the next session.
 	oneSession error
-	err        error // set by New for bad input; returned by every call
+	// foreign is RefusingLayouts': other recipes' layouts that fail an
+	// acquire with framework.ErrLayoutMismatch.
+	foreign []Foreign
+	err     error // set by New for bad input; returned by every call
 	// nodePath is the last path a node was created at (dir/name), kept
 	// so that each acquire does not join the same two strings again.
 	nodePath atomic.Pointer[nodePath]
@@ -303,14 +306,15 @@ func (l *Loop) wait(ctx context.Context, node string, stat *zk.Stat, first []str
 	if w.sess.ID() != stat.EphemeralOwner || (att.Session != 0 && att.Session != stat.EphemeralOwner) {
 		return nil, errRecreate
 	}
-	if att.Check != nil {
-		err := att.Check(ctx, first)
-		if errors.Is(err, zk.ErrNoNode) {
-			return nil, errRecreate // the path went, and our node with it
-		}
-		if err != nil {
-			return nil, err
-		}
+	err := l.refuseForeign(ctx, first)
+	if err == nil && att.Check != nil {
+		err = att.Check(ctx, first)
+	}
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, errRecreate // the path went, and our node with it
+	}
+	if err != nil {
+		return nil, err
 	}
 	if l.layout.WatchChildren {
 		return w.waitChildren(ctx)

@@ -28,4 +28,8 @@ var (
 	// Release returns ErrNotHeld, Err ErrNotHeld and Done a closed
 	// channel (see framework.ErrNilHandle).
 	ErrNilHandle = framework.ErrNilHandle
+	// ErrLayoutMismatch is wrapped by an acquire whose member refused its
+	// path because another recipe's layout is at work there (see each
+	// member's package); the members taken before it are released.
+	ErrLayoutMismatch = framework.ErrLayoutMismatch
 )

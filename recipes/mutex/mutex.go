@@ -47,7 +47,8 @@ func New(c *framework.Client, path string, opts ...Option) *Mutex {
 		hooks.Revoked = func() { o.revoked(m) }
 	}
 	d := locking.StandardDriver{LockName: "lock-", Data: data}
-	l := locking.New(c, path, d, locking.WithInvalid(o.err), locking.WithName(o.telemetryName))
+	l := locking.New(c, path, d, locking.WithInvalid(o.err), locking.WithName(o.telemetryName),
+		locking.RefusingLayouts(locking.ReadWriteLayout, locking.SemaphoreV2Layout))
 	m.r = reentrant.New(l, d, "mutex "+path, hooks)
 	return m
 }

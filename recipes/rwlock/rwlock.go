@@ -36,7 +36,10 @@ func New(c *framework.Client, path string, opts ...Option) *RWLock {
 		}
 	}
 	rw := &RWLock{}
-	lopts := []locking.Option{locking.WithName(o.telemetryName)}
+	// A mutex's (or V1 semaphore's) nodes, or a semaphore's leases, on
+	// the path would be ignored by our drivers, and ours by theirs.
+	lopts := []locking.Option{locking.WithName(o.telemetryName),
+		locking.RefusingLayouts(locking.MutexLayout, locking.SemaphoreV2Layout)}
 	if c != nil {
 		lopts = append(lopts, locking.WithLogger(c.Logger().Named("rwlock")))
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
+	"github.com/gocurator/curator/recipes/rwlock"
 	"github.com/gocurator/curator/recipes/semaphore"
 	"github.com/gocurator/curator/recipes/shared"
 )
@@ -268,4 +269,53 @@ func TestV1AndV2RaceNeverBothAdmitted(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d rounds admitted one of the two", admitted, rounds)
+}
+
+// A read/write lock's nodes on the path are another recipe's layout: both
+// modes refuse them (V1 in its loop, V2 in its look at the path), and a
+// read/write lock refuses a V1 semaphore's nodes (a mutex's layout) and a
+// V2 semaphore's leases. Nothing refused is left behind.
+func TestSemaphoreAndReadWriteLockRefuseEachOther(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
+	c1, c2 := testkit.Connect(t, zkAddr, ns), testkit.Connect(t, zkAddr, ns)
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			path := semPath + "-" + m.name
+			w := rwlock.New(c1, path).WriteLock()
+			if err := w.Acquire(ctx); err != nil {
+				t.Fatal(err)
+			}
+			s := semaphore.New(c2, path, 2, m.opts...)
+			if l, err := s.Acquire(ctx); !errors.Is(err, semaphore.ErrLayoutMismatch) {
+				t.Fatalf("%s semaphore beside a write lock: %v, %v; want ErrLayoutMismatch", m.name, l, err)
+			}
+			_, held := framework.SplitPath(w.Node())
+			waitChildren(t, c1, path, "only the write lock's node", func(ch []string) bool {
+				return len(ch) == 1 && ch[0] == held
+			})
+			waitEmpty(t, c1, path+"/leases")
+			if err := w.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+
+			l, err := s.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rw := rwlock.New(c1, path)
+			for _, k := range []*rwlock.Lock{rw.WriteLock(), rw.ReadLock()} {
+				if ok, err := k.TryAcquire(ctx); ok || !errors.Is(err, rwlock.ErrLayoutMismatch) {
+					t.Fatalf("read/write lock beside a %s lease: %v, %v; want ErrLayoutMismatch", m.name, ok, err)
+				}
+			}
+			for _, n := range testkit.Children(t, c1, path) {
+				if strings.Contains(n, "__") {
+					t.Fatalf("refused read/write lock left %s", n)
+				}
+			}
+			mustRelease(t, l)
+		})
+	}
 }

@@ -59,11 +59,17 @@ func New(c *framework.Client, path string, maxLeases int, opts ...Option) *Semap
 		}
 		s.log = c.Logger().Named("semaphore").With(zap.String("path", path))
 		var d locking.Driver = v2Driver{s}
+		// V2's look for other layouts at the path is its Check (noV1):
+		// its loop's directory is leases/.
+		var refuse locking.Option
 		if s.opts.v1 {
 			d = v1Driver{s}
+			// A V1 semaphore's nodes are a mutex's: the V2 layout is
+			// found by its trace's listing (Begin).
+			refuse = locking.RefusingLayouts(locking.ReadWriteLayout)
 		}
 		s.loop = locking.New(c, path, d, locking.WithLogger(s.log), locking.WithLimit(s.limit),
-			locking.WithName(s.opts.telemetryName))
+			locking.WithName(s.opts.telemetryName), refuse)
 	}
 	return s
 }

@@ -127,7 +127,7 @@ func (s *Semaphore) gateName() string {
 // noV1 fails with ErrLayoutMismatch if the path holds V1 participants: a
 // V1 participant's trace in leases/ (listing, listed behind our lease's
 // create), or a V1 node under the path (a V1 semaphore of Curator's, which
-// leaves no trace, or a mutex). Our lease node exists when it is called, so
+// leaves no trace, or a mutex); or a read/write lock's nodes. Our lease node exists when it is called, so
 // a V1 acquirer whose trace is created after it sees our lease and
 // refuses, and one whose trace came first is in listing; the V2 counting
 // is safe either way, since every trace counts as a lease.
@@ -143,14 +143,8 @@ func (s *Semaphore) noV1(ctx context.Context, listing []string) error {
 			return fmt.Errorf("%w: V2 semaphore found V1 participant %q", ErrLayoutMismatch, leasesDir+"/"+c)
 		}
 	}
-	top, _, err := s.c.Children(ctx, s.path)
-	if err != nil {
-		return err
-	}
-	for _, c := range top {
-		if _, ok := locking.Sequence(c, lockName); ok {
-			return fmt.Errorf("%w: V2 semaphore found V1 participant %q", ErrLayoutMismatch, c)
-		}
+	if err := locking.CheckForeign(ctx, s.c, s.path, nil, locking.MutexLayout, locking.ReadWriteLayout); err != nil {
+		return fmt.Errorf("V2 semaphore: %w", err)
 	}
 	return nil
 }
