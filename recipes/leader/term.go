@@ -222,7 +222,9 @@ func (t *Term) CheckOp() (framework.Op, error) {
 // error matches zk.ErrNoNode and nothing was applied. It does not look at
 // Done: a term that ended locally while its node still exists (Suspended
 // under the standard policy) can still write, and that is safe: nobody
-// else leads while our node exists.
+// else leads while our node exists. If ctx ends before the reply, the
+// error is ctx's and the transaction may still be applied after the call
+// returned, but only while our node exists: never under a later term.
 func (t *Term) FencedMulti(ctx context.Context, ops ...framework.Op) ([]zk.MultiResponse, error) {
 	if t == nil {
 		return nil, ErrNotLeader
