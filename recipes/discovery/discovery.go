@@ -24,7 +24,7 @@ import (
 // instance's path held by an ephemeral node of another session (the same
 // id registered by another process, or by this service's previous process
 // whose session has not expired yet). That node is never deleted; see
-// WaitForOwner.
+// WaitForOwner and FailIfOwned.
 var ErrOwnedByOtherSession = node.ErrOwnedByOtherSession
 
 // scopeName is the OpenTelemetry scope of the package's metrics.
@@ -149,8 +149,11 @@ func (d *Discovery) prepare(inst Instance) (Instance, []byte, error) {
 // (Curator deletes and re-creates every instance then, a flap for every
 // watcher); after the session is lost the instance is registered again in
 // the new session, with the data of the latest Update, once the old node
-// has gone. A node of another session at the path is never deleted:
-// Register returns ErrOwnedByOtherSession (or waits, WaitForOwner).
+// has gone. A node of another session at the path (this service's
+// previous process, restarted before its session expired) is never
+// deleted: Register waits for it to go, logging a warning, and if ctx
+// ends first returns an error matching ctx's and ErrOwnedByOtherSession
+// (FailIfOwned: ErrOwnedByOtherSession at once).
 // Static and Permanent instances are written as PERSISTENT nodes (an
 // existing one is overwritten, as Curator does).
 //
@@ -240,8 +243,8 @@ func (d *Discovery) register(ctx context.Context, reg *registration, inst Instan
 		mode = framework.EphemeralSequential
 	}
 	opts := []node.Option{node.WithMode(mode), node.WithLogger(d.log)}
-	if d.o.waitForOwner {
-		opts = append(opts, node.WaitForOwner())
+	if d.o.failIfOwned {
+		opts = append(opts, node.FailIfOwned())
 	}
 	n := node.New(d.c, path, data, opts...)
 	name, id := inst.Name, inst.ID

@@ -195,7 +195,7 @@ func TestSameIDOfAnotherSessionIsNeverDeleted(t *testing.T) {
 	data, st := get(t, owner, "/services/orders/dup")
 
 	c := testkit.Connect(t, zkAddr, ns)
-	ours := open(t, c, "/services")
+	ours := open(t, c, "/services", discovery.FailIfOwned())
 	err := ours.Register(ctx, instance("orders", "dup", 2))
 	if !errors.Is(err, discovery.ErrOwnedByOtherSession) {
 		t.Fatalf("Register of a taken id: %v, want ErrOwnedByOtherSession", err)
@@ -211,8 +211,9 @@ func TestSameIDOfAnotherSessionIsNeverDeleted(t *testing.T) {
 		t.Fatal("the other session's instance was replaced")
 	}
 
-	// WaitForOwner: ours is made once theirs has gone, never before.
-	waiting := open(t, testkit.Connect(t, zkAddr, ns), "/services", discovery.WaitForOwner())
+	// By default (WaitForOwner) ours is made once theirs has gone, never
+	// before.
+	waiting := open(t, testkit.Connect(t, zkAddr, ns), "/services")
 	done := make(chan error, 1)
 	go func() { done <- waiting.Register(ctx, instance("orders", "dup", 3)) }()
 	if err := theirs.Unregister(ctx, instance("orders", "dup", 1)); err != nil {

@@ -13,10 +13,10 @@ type options struct {
 	// compatibleSerializationMode false. Default false: Curator's default,
 	// compatible, serializer, which leaves the field out.
 	enabledField bool
-	// waitForOwner makes Register wait while another session's node holds
-	// the instance's path. Default false: Register returns
-	// ErrOwnedByOtherSession.
-	waitForOwner bool
+	// failIfOwned makes Register fail with ErrOwnedByOtherSession while
+	// another session's node holds the instance's path. Default false:
+	// Register waits for that node to go (a restart after a crash).
+	failIfOwned bool
 	// maxSize bounds the instance JSON, in bytes. Default
 	// DefaultMaxInstanceSize.
 	maxSize int
@@ -37,13 +37,24 @@ const DefaultMaxInstanceSize = 1<<20 - 4096
 // than 2.10 (CURATOR-275) fail on the field.
 func WithEnabledField() Option { return func(o *options) { o.enabledField = true } }
 
-// WaitForOwner makes Register wait, rather than fail with
-// ErrOwnedByOtherSession, while the instance's path is held by an
-// ephemeral node of another session: typically this service's previous
-// process, restarted before its session expired. The node is never
-// deleted or overwritten (Curator deletes it): Register returns once it
-// has gone and ours is made, or when ctx ends.
-func WaitForOwner() Option { return func(o *options) { o.waitForOwner = true } }
+// WaitForOwner makes Register wait while the instance's path is held by
+// an ephemeral node of another session: typically this service's previous
+// process, restarted after a crash before its session expired. It is the
+// default (it undoes FailIfOwned). Register logs a warning naming the
+// owner's session and returns once that node has gone (the server deletes
+// a dead session's node within its session timeout) and ours is made; if
+// ctx ends first, its error matches both ctx's error and
+// ErrOwnedByOtherSession and names the owner. The node is never deleted
+// or overwritten: Curator deletes it, and so deletes a live duplicate's
+// registration too.
+func WaitForOwner() Option { return func(o *options) { o.failIfOwned = false } }
+
+// FailIfOwned makes Register return ErrOwnedByOtherSession at once, naming
+// the owner's session, when the instance's path is held by an ephemeral
+// node of another session, instead of waiting for it to go (the default,
+// WaitForOwner): for fleets where a second process with the same id is a
+// mistake to report rather than a restart to wait out.
+func FailIfOwned() Option { return func(o *options) { o.failIfOwned = true } }
 
 // WithMaxInstanceSize bounds the JSON of an instance Register and Update
 // write, in bytes (default DefaultMaxInstanceSize); a larger instance is

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,10 +18,11 @@ import (
 // A service restarted before its previous process's session expired finds
 // its own id held by that session's node. ZooKeeper cannot tell a dead
 // session from a live one until it expires, so the restarted process
-// must treat the node as another session's: it waits for the server to
-// delete it, then registers in its own session. It never adopts the old
-// node (whose session will take it away) and never deletes it (Curator
-// does, and so deletes a live duplicate's registration too).
+// must treat the node as another session's: by default it waits for the
+// server to delete it, then registers in its own session (item 14: it no
+// longer stops with "node owned by another session"). It never adopts the
+// old node (whose session will take it away) and never deletes it
+// (Curator does, and so deletes a live duplicate's registration too).
 func TestRestartedProcessWaitsForItsDeadSessionsNode(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Ctx(t)
@@ -42,20 +45,22 @@ func TestRestartedProcessWaitsForItsDeadSessionsNode(t *testing.T) {
 	c := testkit.Connect(t, zkAddr, ns)
 	next := instance("orders", "o-1", 2)
 
-	// While the old session lives, the restarted process is refused
-	// (ErrOwnedByOtherSession) or, with WaitForOwner, waits until its ctx
-	// ends; either way the node is left as it was and nothing is left
-	// behind: no registration, no watch.
-	plain := open(t, c, "/services")
+	// While the old session lives, the restarted process waits (the
+	// default) until its ctx ends, with an error that matches both the
+	// deadline and ErrOwnedByOtherSession and names the owner, or with
+	// FailIfOwned is refused at once; either way the node is left as it
+	// was and nothing is left behind: no registration, no watch.
+	plain := open(t, c, "/services", discovery.FailIfOwned())
 	if err := plain.Register(ctx, next); !errors.Is(err, discovery.ErrOwnedByOtherSession) {
-		t.Fatalf("Register over a live session's node: %v, want ErrOwnedByOtherSession", err)
+		t.Fatalf("Register with FailIfOwned over a live session's node: %v, want ErrOwnedByOtherSession", err)
 	}
-	d := open(t, c, "/services", discovery.WaitForOwner())
+	d := open(t, c, "/services")
 	short, cancel := context.WithTimeout(ctx, time.Second)
 	err = d.Register(short, next)
 	cancel()
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Register with WaitForOwner over a live session's node: %v, want the deadline", err)
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, discovery.ErrOwnedByOtherSession) ||
+		!strings.Contains(err.Error(), fmt.Sprintf("%x", prev.SessionID())) {
+		t.Fatalf("Register over a live session's node: %v, want the deadline and ErrOwnedByOtherSession naming 0x%x", err, prev.SessionID())
 	}
 	if data, st := get(t, watcher, path); st.Czxid != old.Czxid || st.EphemeralOwner != old.EphemeralOwner || !bytes.Equal(data, oldData) {
 		t.Fatalf("the live session's node was touched: owner 0x%x czxid %d, was 0x%x %d", st.EphemeralOwner, st.Czxid, old.EphemeralOwner, old.Czxid)
