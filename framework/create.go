@@ -13,6 +13,9 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/gocurator/curator/retry"
 )
 
 // CreateOption modifies Create, like Curator's create() builder. Options
@@ -224,8 +227,21 @@ func StripProtected(name string) string {
 // Create creates a node at path with data and returns the path the server
 // gave it (with its sequence number, for sequential modes). nil data means
 // the client's default data; use []byte{} for empty. It runs under the retry
-// policy; a cancelled or expired ctx returns its error. Without Protected, a
-// create whose reply is lost may still have been applied.
+// policy.
+//
+// When ctx ends, Create returns ctx's error at once, without waiting for a
+// request already on its way; such a request may still be applied. Create
+// never leaves that node behind: when the late reply says the node was made
+// (or, with Protected, whenever it may have been), the node is deleted, at
+// once on the connection that carried the reply, or else in the background
+// as a Guaranteed delete is, until the client closes (Close waits, up to a
+// second, for a create in flight and that delete). Only the node as made is
+// deleted: one of another session, or one whose data was written since
+// (someone took it up), is left. So on any error Create leaves no node of
+// its own, with two exceptions: missing parents it made stay
+// (CreatingParents), and, without Protected, a create whose reply is lost
+// with the connection may have been applied and cannot be told from
+// another's node: use Protected where that matters.
 func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...CreateOption) (string, error) {
 	if c == nil {
 		return "", ErrNilClient
@@ -271,28 +287,46 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 	if o.protected {
 		return c.createProtected(ctx, path, data, acl, &o)
 	}
+	return c.createPlain(ctx, path, data, acl, &o)
+}
+
+// createPlain is Create without Protected: attempts under the retry
+// policy, then what the options ask for; a node made for a call that
+// fails is deleted (see createCall).
+func (c *Client) createPlain(ctx context.Context, path string, data []byte, acl []zk.ACL, o *createOptions) (string, error) {
 	var (
 		created string
-		wmu     sync.Mutex // an attempt abandoned at ctx's end may still set w
-		w       *wire
+		call    createCall // what the caller and an attempt it abandons share
+		w       *wire      // set under call.mu: an abandoned attempt may set it
 	)
-	err = c.do(ctx, reqCreate, func(conn *zk.Conn) error {
+	err := c.do(ctx, reqCreate, func(conn *zk.Conn) error {
+		// Close waits, briefly, for the reply of a create in flight
+		// (replyGate), so that a create it races is heard, not left
+		// applied unheard.
+		g := c.replyGateOf(conn)
+		if !g.enter() {
+			return zk.ErrConnectionClosed
+		}
+		defer g.leave()
+		if !call.begin() {
+			return context.Canceled // the caller is gone: send nothing
+		}
 		o.found = nil
 		var cw *wire
 		if o.stat != nil || o.list != nil {
 			if cw = c.wireOf(conn); cw != nil {
 				cw.expect(c.full(path))
-				wmu.Lock()
+				call.mu.Lock()
 				w = cw
-				wmu.Unlock()
+				call.mu.Unlock()
 			}
 		}
-		p, err := c.createListing(ctx, conn, path, data, acl, &o, cw)
+		p, err := c.createListing(ctx, conn, path, data, acl, o, cw)
 		// OrSetData and Idempotent: the node exists. A node deleted
 		// between our create and our set is created again, a few times.
 		for tries := 0; errors.Is(err, zk.ErrNodeExists) && (o.idempotent || o.orSet) && tries < 5; tries++ {
 			var st *zk.Stat
-			p, st, err = c.existing(conn, path, data, &o, err)
+			p, st, err = c.existing(conn, path, data, o, err)
 			if err == nil {
 				o.found = st
 				break
@@ -300,20 +334,179 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 			if !errors.Is(err, zk.ErrNoNode) {
 				break
 			}
-			p, err = c.createOnce(ctx, conn, path, data, acl, &o)
+			p, err = c.createOnce(ctx, conn, path, data, acl, o)
 		}
 		created = p
+		var mk madeNode
+		if err == nil && o.found == nil {
+			mk = madeNode{path: p, ephemeral: o.mode.IsEphemeral(), session: conn.SessionID()}
+		}
+		if call.end(mk) {
+			// The caller stopped waiting: the node is not its.
+			mk = c.withReply(mk, cw, c.full(path))
+			if mk.path != "" {
+				c.undoCreate(conn, mk)
+			}
+		}
 		return err
 	})
-	wmu.Lock()
-	defer wmu.Unlock()
-	if err != nil {
-		if w != nil {
-			w.take(c.full(path))
+	if err == nil {
+		err = c.finishCreate(ctx, w, c.full(path), created, o)
+		if err == nil {
+			return created, nil
+		}
+		// The node was made, but the call fails: it must not stay.
+		if call.made.path != "" {
+			c.undoCreateInBackground(call.made)
 		}
 		return "", fmt.Errorf("create %s: %w", path, err)
 	}
-	return created, c.finishCreate(ctx, w, c.full(path), created, &o)
+	if mk, pending := call.abandon(); !pending {
+		mk = c.withReply(mk, w, c.full(path))
+		if mk.path != "" {
+			// Made by an attempt that ended as the caller stopped
+			// waiting (the reply and ctx's end came together).
+			c.undoCreateInBackground(mk)
+		}
+	}
+	return "", fmt.Errorf("create %s: %w", path, err)
+}
+
+// createCall is what the attempts of one Create share with its caller, so
+// that a node made by an attempt the caller stopped waiting for (its ctx
+// ended while the request was on its way) is deleted rather than left
+// behind: by the attempt, when its reply comes after the caller left, or
+// by the caller, when it left just as the reply came. At most one attempt
+// is in flight: the retry loop runs them one after another and stops when
+// the caller leaves.
+type createCall struct {
+	mu        sync.Mutex
+	inflight  bool
+	abandoned bool
+	made      madeNode // the node the last attempt to end made, if any
+}
+
+// begin starts an attempt; false once the caller has left.
+func (cc *createCall) begin() bool {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if cc.abandoned {
+		return false
+	}
+	cc.inflight = true
+	return true
+}
+
+// end ends the attempt that made mk (zero: made nothing) and reports
+// whether the caller has left, so that mk is the attempt's to delete.
+func (cc *createCall) end(mk madeNode) (abandoned bool) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.inflight = false
+	cc.made = mk
+	return cc.abandoned
+}
+
+// abandon records that the caller left with an error. If an attempt is
+// still in flight (pending), that attempt deletes what it makes; if not,
+// mk is what the last attempt made, the caller's to delete.
+func (cc *createCall) abandon() (mk madeNode, pending bool) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.abandoned = true
+	if cc.inflight {
+		return madeNode{}, true
+	}
+	return cc.made, false
+}
+
+// madeNode is a node a create made that its caller was never given.
+type madeNode struct {
+	path      string // without namespace
+	ephemeral bool
+	session   int64 // the session the create ran in (ephemeral owner)
+	czxid     int64 // from the create's reply when seen (StoringStatIn), else 0
+}
+
+// withReply takes the reply to the create of reqFull (a server path) off
+// the wire w, which was asked for it, and adds its czxid to mk when the
+// reply named mk's node.
+func (c *Client) withReply(mk madeNode, w *wire, reqFull string) madeNode {
+	if w == nil {
+		return mk
+	}
+	if r, ok := w.take(reqFull); ok && mk.path != "" && r.path == c.full(mk.path) {
+		mk.czxid = r.zxid
+	}
+	return mk
+}
+
+// ours reports whether st is the node mk made, untouched since: the same
+// czxid when the reply told it, our session as its owner for an ephemeral
+// node, and data version 0. A node someone has written to since is left:
+// whoever wrote it took it up (a node.Node adopting a node of its session,
+// say), and deleting it would undo their write.
+func (mk madeNode) ours(st *zk.Stat) bool {
+	switch {
+	case mk.czxid != 0 && st.Czxid != mk.czxid:
+		return false
+	case mk.ephemeral && (mk.session == 0 || st.EphemeralOwner != mk.session):
+		return false
+	}
+	return st.Version == 0
+}
+
+// undoCreate deletes mk, made by a create whose caller stopped waiting: at
+// once on conn, the connection that carried the create, and, if that
+// fails for the connection, in the background as a guaranteed delete does
+// (until it succeeds or the client closes; an ephemeral node goes with its
+// session at Close anyway).
+func (c *Client) undoCreate(conn *zk.Conn, mk madeNode) {
+	err := connectionLoss(c.deleteMade(conn, mk))
+	if err != nil && retry.IsRetryable(err) {
+		c.undoCreateInBackground(mk)
+		return
+	}
+	if err != nil {
+		c.log.Warn("node of an abandoned create left", zap.String("path", mk.path), zap.Error(err))
+	}
+}
+
+// undoCreateInBackground deletes mk in the background (see undoCreate).
+func (c *Client) undoCreateInBackground(mk madeNode) {
+	if c.isClosed() && !mk.ephemeral {
+		c.log.Warn("node of an abandoned create left: the client closed", zap.String("path", mk.path))
+		return
+	}
+	c.background(func(_ context.Context, conn *zk.Conn) error { return c.deleteMade(conn, mk) })
+}
+
+// deleteMade deletes mk if it is still the node the create made (ours).
+func (c *Client) deleteMade(conn *zk.Conn, mk madeNode) error {
+	full := c.full(mk.path)
+	ok, st, err := conn.Exists(full)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return nil
+	}
+	if !mk.ours(st) {
+		c.log.Info("node of an abandoned create taken up since; left", zap.String("path", mk.path))
+		return nil
+	}
+	switch err := conn.Delete(full, 0); {
+	case err == nil:
+		c.log.Info("deleted node of an abandoned create", zap.String("path", mk.path))
+		return nil
+	case errors.Is(err, zk.ErrNoNode):
+		return nil
+	case errors.Is(err, zk.ErrBadVersion), errors.Is(err, zk.ErrNotEmpty):
+		c.log.Info("node of an abandoned create taken up since; left", zap.String("path", mk.path))
+		return nil
+	default:
+		return err
+	}
 }
 
 // finishCreate fills what the options ask for after a successful create:

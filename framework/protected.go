@@ -23,10 +23,10 @@ import (
 // retry, look for our protected id among the parent's children.
 //
 // When ctx ends, c.do returns while an attempt's request may still be on
-// its way: the server may apply the create after we gave up. So the
-// caller waits (bounded) for the attempt to end and then deletes what it
-// made; if the wait times out, the attempt itself starts a background
-// clean-up when it ends.
+// its way: the server may apply the create after we gave up. The caller
+// does not wait for it (ctx is its deadline): the attempt, when it ends,
+// deletes by its protected id whatever it may have made, at once on its
+// connection, or else in the background.
 func (c *Client) createProtected(ctx context.Context, path string, data []byte, acl []zk.ACL, o *createOptions) (string, error) {
 	pc := newProtectedCall(path)
 	err := c.do(ctx, reqCreate, func(conn *zk.Conn) error {
@@ -40,13 +40,18 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 			*o.stat = *pc.foundStat
 			o.stat = nil // filled: finishCreate only forgets the wire's note
 		}
-		return pc.created, c.finishCreate(ctx, lastWire, c.full(pc.path), pc.created, o)
+		if err := c.finishCreate(ctx, lastWire, c.full(pc.path), pc.created, o); err != nil {
+			// The node was made, but the call fails: it must not stay.
+			c.findAndDeleteInBackground(pc.parent, pc.prefix)
+			return "", fmt.Errorf("create %s: %w", path, err)
+		}
+		return pc.created, nil
 	}
 	if lastWire != nil {
 		lastWire.take(c.full(pc.path))
 	}
-	if pending, idle, mayExist := pc.abandon(ctx, err); mayExist {
-		c.cleanUpProtected(ctx, pc, pending, idle)
+	if pending, mayExist := pc.abandon(ctx, err); !pending && mayExist {
+		c.cleanUpProtected(ctx, pc)
 	}
 	return "", fmt.Errorf("create %s: %w", path, err)
 }
@@ -62,10 +67,8 @@ type protectedCall struct {
 	mu        sync.Mutex
 	attempted bool
 	inflight  int
-	abandoned bool
-	idle      chan struct{} // closed when the last attempt ends after abandon
-	handOff   bool          // the caller stopped waiting: attempts clean up
-	w         *wire         // the wire asked for the create's reply, if any
+	abandoned bool  // the caller returned an error: attempts clean up
+	w         *wire // the wire asked for the create's reply, if any
 	// Set by the attempt that succeeds; read once c.do has returned.
 	created   string
 	foundStat *zk.Stat // of a node found by its protected id
@@ -97,12 +100,19 @@ func newProtectedCall(path string) *protectedCall {
 // looks for the node an earlier attempt may have made (its reply lost);
 // otherwise, or if there is none, it sends the create, with the parent's
 // listing behind it when ListingParent asks.
-func (c *Client) protectedAttempt(ctx context.Context, conn *zk.Conn, pc *protectedCall, data []byte, acl []zk.ACL, o *createOptions) error {
+func (c *Client) protectedAttempt(ctx context.Context, conn *zk.Conn, pc *protectedCall, data []byte, acl []zk.ACL, o *createOptions) (err error) {
+	// Close waits, briefly, for the reply of a create in flight (see
+	// Create), and for the clean-up below when the caller has left.
+	g := c.replyGateOf(conn)
+	if !g.enter() {
+		return zk.ErrConnectionClosed
+	}
+	defer g.leave()
 	retrying, ok := pc.begin()
 	if !ok {
 		return context.Canceled
 	}
-	defer c.endProtectedAttempt(pc)
+	defer func() { c.endProtectedAttempt(conn, pc, err) }()
 	if retrying {
 		found, st, err := c.findProtected(conn, pc.parent, pc.prefix, o.mode.IsEphemeral())
 		if err != nil {
@@ -178,65 +188,55 @@ func (pc *protectedCall) begin() (retrying, ok bool) {
 	return retrying, true
 }
 
-// endProtectedAttempt counts an attempt ended. The last one to end after
-// the caller abandoned the create wakes the caller, or, if the caller
-// stopped waiting, starts the background clean-up.
-func (c *Client) endProtectedAttempt(pc *protectedCall) {
+// endProtectedAttempt counts an attempt ended with err. One that ends
+// after the caller left with an error deletes what the create may have
+// made (see abandon): the caller was never given it.
+func (c *Client) endProtectedAttempt(conn *zk.Conn, pc *protectedCall, err error) {
 	pc.mu.Lock()
 	pc.inflight--
-	last := pc.abandoned && pc.inflight == 0
-	if last && pc.idle != nil {
-		close(pc.idle)
-		pc.idle = nil
-	}
-	background := last && pc.handOff
+	abandoned, w := pc.abandoned, pc.w
 	pc.mu.Unlock()
-	if background {
+	if !abandoned {
+		return
+	}
+	if w != nil {
+		w.take(c.full(pc.path)) // the caller, gone, will not
+	}
+	if !mayHaveMade(err) {
+		return
+	}
+	if err := connectionLoss(c.findAndDelete(conn, pc.parent, pc.prefix)); err != nil {
 		c.findAndDeleteInBackground(pc.parent, pc.prefix)
 	}
 }
 
+// mayHaveMade reports whether a create attempt that ended with err may
+// have made its node: it did (nil), or its reply was lost or never waited
+// for (a connection loss, ctx's end).
+func mayHaveMade(err error) bool {
+	return err == nil || retry.IsRetryable(connectionLoss(err)) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
 // abandon stops further attempts after the create failed with err. It
-// reports whether an attempt is still in flight (idle is closed when the
-// last one ends) and whether a node may exist: an attempt was made and
-// the create failed in a way that leaves that open (an attempt still in
-// flight, a connection loss, or ctx's end).
-func (pc *protectedCall) abandon(ctx context.Context, err error) (pending bool, idle chan struct{}, mayExist bool) {
+// reports whether an attempt is still in flight (it cleans up when it
+// ends) and whether a node may exist: an attempt was made and the create
+// failed in a way that leaves that open (a connection loss, or ctx's end).
+func (pc *protectedCall) abandon(ctx context.Context, err error) (pending, mayExist bool) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	pc.abandoned = true
 	pending = pc.inflight > 0
-	idle = pc.idle
-	if pending {
-		idle = make(chan struct{})
-		pc.idle = idle
-	}
 	mayExist = pc.attempted && (pending || retry.IsRetryable(err) || ctx.Err() != nil)
-	return pending, idle, mayExist
+	return pending, mayExist
 }
 
 // cleanUpProtected deletes the node a failed protected create may have
-// left: it waits for the attempt still in flight, if any, and deletes the
-// node by its protected id before returning while that is quick
-// (CleanupContext); otherwise the attempt, when it ends, or a background
-// task does it.
-func (c *Client) cleanUpProtected(ctx context.Context, pc *protectedCall, pending bool, idle <-chan struct{}) {
+// left, no attempt being in flight: by its protected id, before returning
+// while that is quick (CleanupContext), or else in the background.
+func (c *Client) cleanUpProtected(ctx context.Context, pc *protectedCall) {
 	dctx, cancel := c.CleanupContext(ctx)
 	defer cancel()
-	if pending {
-		select {
-		case <-idle:
-		case <-dctx.Done():
-		case <-c.ctx.Done():
-		}
-		pc.mu.Lock()
-		if pc.inflight > 0 {
-			pc.handOff = true
-			pc.mu.Unlock()
-			return
-		}
-		pc.mu.Unlock()
-	}
 	if dctx.Err() != nil {
 		c.findAndDeleteInBackground(pc.parent, pc.prefix)
 		return

@@ -216,13 +216,19 @@ func TestProtectedCreateAcrossSessionExpiry(t *testing.T) {
 // server (retries exhausted, or ctx ended) leaves no node behind: the
 // background clean-up finds it by its UUID once the connection is back.
 func TestProtectedCreateFailureLeavesNothing(t *testing.T) {
+	// In the deadline case every frame is delayed by 400ms each way, so
+	// the create reaches the server (400ms) and its connection is seen
+	// closed (800ms) before the deadline, and a new connection cannot be
+	// made (800ms more) before it: the retry that would find the node
+	// never runs. (A redial at once used to recover within 300ms.)
 	tests := []struct {
 		name    string
 		policy  retry.Policy
 		timeout time.Duration
+		delay   time.Duration
 	}{
-		{"retries exhausted", retry.NTimes(0, 0), testTimeout},
-		{"deadline", retry.Forever(50 * time.Millisecond), 300 * time.Millisecond},
+		{"retries exhausted", retry.NTimes(0, 0), testTimeout, 0},
+		{"deadline", retry.Forever(50 * time.Millisecond), 1200 * time.Millisecond, 400 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -242,9 +248,11 @@ func TestProtectedCreateFailureLeavesNothing(t *testing.T) {
 			}
 
 			fired := proxy.LoseNextCreateReply()
+			proxy.SetDelay(tt.delay)
 			cctx, cancel := context.WithTimeout(ctx, tt.timeout)
 			p, err := c.Create(cctx, "/dir/node", nil, Protected())
 			cancel()
+			proxy.SetDelay(0)
 			if err == nil {
 				t.Fatalf("Create = %q, nil; want an error", p)
 			}
