@@ -306,7 +306,9 @@ func TestCutLongerThanSessionLostBeforeServerExpiry(t *testing.T) {
 // of 0.3, 0.5, 0.7, 0.8, 0.9 and 0.95 and prints the table. Whatever the
 // length, no Lost may come from the server (the client must always have
 // said so first) and every Lost must come while the server still holds the
-// session.
+// session. A cut shorter than the session timeout can still outlast the
+// session on the server, which counts from when it last heard from the
+// client, before the cut: "server dropped" counts those.
 func TestCutSweep(t *testing.T) {
 	type row struct {
 		frac  float64
@@ -373,8 +375,11 @@ func TestCutSweep(t *testing.T) {
 		if rw.told > 0 {
 			t.Errorf("cuts of %.2f: %d sessions found lost only when the server said so", rw.frac, rw.told)
 		}
-		if rw.drop > 0 {
-			t.Errorf("cuts of %.2f: the server had dropped %d sessions when the cut ended, want none (a cut shorter than the session)", rw.frac, rw.drop)
+		// The server expires a session T after it last heard from it,
+		// which was up to the keepalive's interval before the cut: a cut
+		// of 0.9 T or more may outlast it there too.
+		if rw.keep && rw.drop > 0 {
+			t.Errorf("cuts of %.2f: the server had dropped %d sessions when the cut ended, want none", rw.frac, rw.drop)
 		}
 	}
 	r.checkLostInTime(markers)
