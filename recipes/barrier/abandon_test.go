@@ -25,11 +25,11 @@ func TestCancelledEnterLeavesNoMember(t *testing.T) {
 	proxy := zktest.NewProxy(t, zkAddr)
 	c := testkit.Connect(t, proxy.Addr(), ns)
 	obs := testkit.Connect(t, zkAddr, ns)
-	proxy.SetDelay(40 * time.Millisecond)
-	for i := 0; i < 12; i++ {
+	proxy.SetDelay(30 * time.Millisecond)
+	for i := 0; i < 24; i++ {
 		d := barrier.NewDouble(c, barrierPath, 2)
 		ctx, cancel := context.WithCancel(testkit.Ctx(t))
-		stop := time.AfterFunc(time.Duration(i)*20*time.Millisecond, cancel)
+		stop := time.AfterFunc(time.Duration(i)*8*time.Millisecond, cancel)
 		err := d.Enter(ctx)
 		stop.Stop()
 		cancel()
@@ -40,7 +40,7 @@ func TestCancelledEnterLeavesNoMember(t *testing.T) {
 			t.Fatal(err)
 		}
 		if m := members(t, obs); len(m) != 0 {
-			t.Fatalf("try %d (cancelled after %v): a cancelled Enter left %v", i, time.Duration(i)*20*time.Millisecond, m)
+			t.Fatalf("try %d (cancelled after %v): a cancelled Enter left %v", i, time.Duration(i)*8*time.Millisecond, m)
 		}
 	}
 	proxy.SetDelay(0)

@@ -133,8 +133,10 @@ func (d *Double) open(r round) bool { return r.ready != nil && r.ready.Czxid > d
 // this member, also when that happened just as ctx ended, so that every
 // member of a round agrees. On failure (ctx's error, ErrMemberLost, or
 // another) it leaves no node: it has left the barrier, and no member
-// counted it. Enter while entered returns nil at once, or the error of a
-// membership that was lost (Leave first).
+// counted it: a create of its member node in flight as ctx ends is waited
+// for (up to a second) before the node is deleted, so that it cannot land
+// after the delete. Enter while entered returns nil at once, or the error
+// of a membership that was lost (Leave first).
 func (d *Double) Enter(ctx context.Context) error {
 	if d == nil {
 		return ErrNilHandle
@@ -165,15 +167,26 @@ func (d *Double) enter(ctx context.Context) error {
 	}
 	defer func() { _ = w.Close() }()
 	var st zk.Stat
-	if _, err := d.c.Create(ctx, d.node, nil, framework.WithMode(framework.Ephemeral),
-		framework.CreatingParentContainers(), framework.StoringStatIn(&st)); err != nil {
+	cctx, done := graced(ctx)
+	_, err = d.c.Create(cctx, d.node, nil, framework.WithMode(framework.Ephemeral),
+		framework.CreatingParentContainers(), framework.StoringStatIn(&st))
+	if err = done(err); err != nil {
 		if !errors.Is(err, zk.ErrNodeExists) {
 			d.cleanUp(ctx)
 			return err
 		}
 		// Ours, made by a create whose reply was lost, or not ours at all.
-		stat, serr := d.c.Exists(ctx, d.node)
-		if serr != nil || stat == nil || stat.EphemeralOwner != d.c.SessionID() {
+		// Read on a clean-up context: ctx may have ended in the grace.
+		sctx, cancel := d.c.CleanupContext(ctx)
+		stat, serr := d.c.Exists(sctx, d.node)
+		cancel()
+		if serr != nil {
+			// The name is this handle's own: whatever holds it is ours
+			// (or went with an old session of ours), so delete it.
+			d.cleanUp(ctx)
+			return serr
+		}
+		if stat == nil || stat.EphemeralOwner != d.c.SessionID() {
 			return fmt.Errorf("member node %s exists and is not ours: %w", d.node, err)
 		}
 		st = *stat
