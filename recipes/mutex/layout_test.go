@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/curatorjava"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/mutex"
 	"github.com/gocurator/curator/recipes/rwlock"
@@ -168,4 +169,38 @@ func TestMutexAndWriteLockRaceNeverBothAdmitted(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d rounds admitted one of the two", admitted, rounds)
+}
+
+// Curator's own recipes on the path are recognised by their names: a Go
+// mutex refuses a path where Curator's InterProcessReadWriteLock holds,
+// and a Go read/write lock a path where Curator's InterProcessMutex holds.
+// (Curator's recipes cannot refuse ours: on a path shared with Java
+// processes, use the recipe they use.)
+func TestInteropRefusesCuratorsOtherLock(t *testing.T) {
+	t.Parallel()
+	java := curatorjava.StartDriver(t, zkAddr)
+	c := testkit.Connect(t, zkAddr, "") // no namespace: Java sees full paths
+	ctx := testkit.Ctx(t)
+	base := "/interop/" + testkit.Unique(t)
+	rwPath, mPath := base+"/rw", base+"/mutex"
+	java.MustDo("rwlock rw " + rwPath)
+	java.MustDo("mutex m " + mPath)
+	for _, id := range []string{"rw.write", "m"} {
+		if got := java.MustDo("acquire " + id + " 10000"); got != "true" {
+			t.Fatalf("java acquire %s: %s", id, got)
+		}
+	}
+	if ok, err := mutex.New(c, rwPath).TryAcquire(ctx); ok || !errors.Is(err, mutex.ErrLayoutMismatch) {
+		t.Fatalf("Go mutex beside Curator's write lock: %v, %v; want ErrLayoutMismatch", ok, err)
+	}
+	if ok, err := rwlock.New(c, mPath).WriteLock().TryAcquire(ctx); ok || !errors.Is(err, rwlock.ErrLayoutMismatch) {
+		t.Fatalf("Go write lock beside Curator's mutex: %v, %v; want ErrLayoutMismatch", ok, err)
+	}
+	for _, p := range []string{rwPath, mPath} {
+		if got := testkit.Children(t, c, p); len(got) != 1 {
+			t.Fatalf("refused acquires left nodes at %s: %v", p, got)
+		}
+	}
+	java.MustDo("release rw.write")
+	java.MustDo("release m")
 }
