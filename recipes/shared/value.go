@@ -226,7 +226,10 @@ func (v *Value) GetVersioned(ctx context.Context) (Versioned[[]byte], error) {
 }
 
 // Set writes data whatever the current value (Curator's setValue),
-// creating the node if it is missing.
+// creating the node if it is missing. A write in flight when ctx ends is
+// waited for up to a second more, so that its outcome is known: nil if it
+// was applied, and a cancelled Set never lands after the call returned
+// (over a later Set, say).
 func (v *Value) Set(ctx context.Context, data []byte) error {
 	if v == nil {
 		return ErrNilHandle
@@ -236,7 +239,9 @@ func (v *Value) Set(ctx context.Context, data []byte) error {
 	}
 	data = clone(data)
 	for {
-		stat, err := v.c.Set(ctx, v.path, data, -1)
+		wctx, done := graced(ctx)
+		stat, err := v.c.Set(wctx, v.path, data, -1)
+		err = done(err)
 		if err == nil {
 			v.update(stat, data)
 			return nil
@@ -244,7 +249,9 @@ func (v *Value) Set(ctx context.Context, data []byte) error {
 		if !errors.Is(err, zk.ErrNoNode) {
 			return v.wrap("set", err)
 		}
-		_, err = v.c.Create(ctx, v.path, data, framework.CreatingParentContainers())
+		wctx, done = graced(ctx)
+		_, err = v.c.Create(wctx, v.path, data, framework.CreatingParentContainers())
+		err = done(err)
 		if err == nil {
 			// Create returns no Stat: read the node back for the cache.
 			if got, stat, err := v.read(ctx); err == nil {
@@ -281,7 +288,9 @@ func (v *Value) trySet(ctx context.Context, version int32, data []byte) (bool, e
 		// -1 would mean "any version" to ZooKeeper.
 		return false, nil
 	}
-	stat, err := v.c.Set(ctx, v.path, data, version)
+	wctx, done := graced(ctx)
+	stat, err := v.c.Set(wctx, v.path, data, version)
+	err = done(err)
 	switch {
 	case err == nil:
 		v.update(stat, data)
@@ -385,8 +394,9 @@ func (v *Value) read(ctx context.Context) ([]byte, *zk.Stat, error) {
 
 // create makes the node with the seed; one that exists already is fine.
 func (v *Value) create(ctx context.Context) error {
-	_, err := v.c.Create(ctx, v.path, v.seed, framework.CreatingParentContainers())
-	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+	wctx, done := graced(ctx)
+	_, err := v.c.Create(wctx, v.path, v.seed, framework.CreatingParentContainers())
+	if err = done(err); err != nil && !errors.Is(err, zk.ErrNodeExists) {
 		return err
 	}
 	return nil
