@@ -10,9 +10,12 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/node"
+	"github.com/gocurator/curator/retry"
+	"github.com/gocurator/curator/zktest"
 )
 
 // Pitfall 25 (CURATOR-164's symptom, issue 33 item 1): Close called from
@@ -190,4 +193,57 @@ func cancelWhileCreating(ctx context.Context, c, _ *framework.Client, p string, 
 		return fmt.Errorf("start %s: %w", p, err)
 	}
 	return nil
+}
+
+// Item 1 after a session expiry: Nodes closed from their
+// Recreating(ErrSessionLost) event, while the client waits for a new
+// session, leave no node in that new session.
+func TestCloseAfterSessionLossLeavesNoGhost(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	proxy := zktest.NewProxy(t, zkAddr)
+	c := testkit.Connect(t, proxy.Addr(), ns,
+		framework.WithSessionTimeout(4*time.Second), framework.WithSessionExpiryPercent(50),
+		framework.WithRetryPolicy(retry.NTimes(100, 100*time.Millisecond)))
+	admin := testkit.Connect(t, zkAddr, ns)
+	ctx := testkit.Ctx(t)
+	const nodes = 8
+	closed := make(chan error, nodes)
+	for i := range nodes {
+		n := node.New(c, fmt.Sprintf("/g/m%d", i), nil)
+		var once sync.Once
+		cancel := n.Listen(func(ev node.Event) {
+			if ev.State == node.Recreating {
+				once.Do(func() { go func() { closed <- n.Close(ctx) }() })
+			}
+		})
+		t.Cleanup(cancel)
+		start(t, n)
+	}
+	old := c.SessionID()
+	proxy.Cut()
+	testkit.Eventually(t, "the old session's nodes gone", func() bool {
+		return len(testkit.Children(t, admin, "/g")) == 0
+	})
+	proxy.Restore()
+	for range nodes {
+		select {
+		case <-closed: // an error says the delete went on in the background
+		case <-ctx.Done():
+			t.Fatal("a Close never returned")
+		}
+	}
+	testkit.WaitState(t, c, connstate.Reconnected)
+	if c.SessionID() == old {
+		t.Fatal("the session survived")
+	}
+	if _, err := c.Exists(ctx, "/g"); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Sync(ctx, "/"); err != nil {
+		t.Fatal(err)
+	}
+	if kids := testkit.Children(t, admin, "/g"); len(kids) > 0 {
+		t.Fatalf("nodes made in the new session after Close: %q", kids)
+	}
 }
