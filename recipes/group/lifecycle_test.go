@@ -78,3 +78,28 @@ func TestLifecycle(t *testing.T) {
 		})
 	}
 }
+
+// Close while Start waits (another session holds the id): Start returns
+// ErrClosed, and nothing is left, the other's node untouched.
+func TestCloseDuringStart(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	c1 := testkit.Connect(t, zkAddr, ns)
+	c2 := testkit.Connect(t, zkAddr, ns)
+	first := group.New(c1, "/g", "same", []byte("first"))
+	defer closeMember(t, first)
+	startMember(t, first)
+	m := group.New(c2, "/g", "same", []byte("second"))
+	done := make(chan error, 1)
+	go func() { done <- m.Start(testkit.Ctx(t)) }()
+	testkit.AwaitWatch(t, zkAddr, c2, "/g/same")
+	closeMember(t, m)
+	if err := <-done; !errors.Is(err, group.ErrClosed) {
+		t.Fatalf("Start ended by Close = %v, want group.ErrClosed", err)
+	}
+	b, st, err := c2.Get(testkit.Ctx(t), "/g/same")
+	if err != nil || st.EphemeralOwner != c1.SessionID() || string(b) != "first" {
+		t.Fatalf("the first's node: %q %+v %v", b, st, err)
+	}
+	testkit.AwaitWatchCount(t, zkAddr, 0, c2)
+}

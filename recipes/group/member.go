@@ -84,8 +84,10 @@ func validate(c *framework.Client, path, id string) error {
 // each member found as Joined), then makes the member's node (see
 // node.Node.Start: while another session holds this id it waits for that
 // node to go, unless FailIfOwned or TakeOver) and returns once the node
-// exists. On failure, or when ctx ends first (its error),
-// Start leaves no node and nothing running, and may be called again.
+// exists. A Close meanwhile ends it with ErrClosed. On failure, or when
+// ctx ends first (its error), Start leaves no node and nothing running, and
+// may be called again (not after Close). A second Start of a running
+// member returns ErrAlreadyStarted; Start after Close, ErrClosed.
 func (m *Member) Start(ctx context.Context) error {
 	if m == nil {
 		return ErrNilHandle
@@ -108,7 +110,11 @@ func (m *Member) Start(ctx context.Context) error {
 	if err != nil {
 		m.mu.Lock()
 		m.started = false
+		closed := m.closed
 		m.mu.Unlock()
+		if closed {
+			err = ErrClosed // Close ended the start (the Node's ErrClosed is not ours)
+		}
 		return fmt.Errorf("group %s: start %s: %w", m.path, m.id, err)
 	}
 	return nil

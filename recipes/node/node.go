@@ -239,7 +239,8 @@ func (n *Node) Path() string {
 	return n.actual
 }
 
-// Data returns the data the node carries, the last SetData's (or New's).
+// Data returns the data the node carries, or will when made: the last
+// SetData's (or New's) that was not refused for its size.
 func (n *Node) Data() []byte {
 	if n == nil {
 		return nil
