@@ -455,8 +455,9 @@ func (k *core) makeParent(ctx context.Context) error {
 // update applies next to the current value: optimistic tries under the
 // retry policy, then, if promoted, tries holding the lock. Contention that
 // outlasts the policies is a Result that did not succeed, not an error.
-func (k *core) update(ctx context.Context, next func(pre []byte) ([]byte, error)) (Result[[]byte], error) {
-	var res Result[[]byte]
+//
+// res is named: the deferred PromotedTime below must reach the caller.
+func (k *core) update(ctx context.Context, next func(pre []byte) ([]byte, error)) (res Result[[]byte], _ error) {
 	if err := k.begin(ctx); err != nil {
 		return res, err
 	}
