@@ -62,15 +62,15 @@ var kinds = []kind{
 		err := l.Acquire(ctx)
 		return l, l.Node(), err
 	}},
-	{"semaphore lease", func(ctx context.Context, c *framework.Client, p string) (hold, string, error) {
-		l, err := semaphore.New(c, p, 1).Acquire(ctx)
+	{"semaphore V1 lease", func(ctx context.Context, c *framework.Client, p string) (hold, string, error) {
+		l, err := semaphore.New(c, p, 1, semaphore.CuratorV1()).Acquire(ctx)
 		if err != nil {
 			return nil, "", err
 		}
 		return leaseHold{l}, l.Node(), nil
 	}},
-	{"semaphore V2 lease", func(ctx context.Context, c *framework.Client, p string) (hold, string, error) {
-		l, err := semaphore.New(c, p, 1, semaphore.CuratorV2()).Acquire(ctx)
+	{"semaphore V2 lease (default)", func(ctx context.Context, c *framework.Client, p string) (hold, string, error) {
+		l, err := semaphore.New(c, p, 1).Acquire(ctx)
 		if err != nil {
 			return nil, "", err
 		}
