@@ -31,6 +31,35 @@ func abandonedClient(t *testing.T, opts ...Option) (*Client, *zktest.Proxy, *Cli
 	return c, proxy, direct
 }
 
+// createSent returns a channel closed once c has written a create
+// request for path (as the caller names it) to its connection.
+func createSent(c *Client, path string) <-chan struct{} {
+	c.mu.Lock()
+	w := c.h.wire
+	c.mu.Unlock()
+	return w.expect(c.full(path))
+}
+
+// abandonOnSend returns a ctx for a create of path by c that is cancelled
+// as soon as the request is written to the connection; for a protected
+// create, whose name is random so the wire cannot be asked, a 100ms
+// deadline instead (the reply comes no sooner than 2*abandonDelay).
+func abandonOnSend(ctx context.Context, c *Client, path string, protected bool) (context.Context, context.CancelFunc) {
+	if protected {
+		return context.WithTimeout(ctx, 100*time.Millisecond)
+	}
+	sent := createSent(c, path)
+	cctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-sent:
+			cancel()
+		case <-cctx.Done():
+		}
+	}()
+	return cctx, cancel
+}
+
 // Pitfall 25 (issue 33, item 1): a create whose caller stopped waiting
 // (its ctx ended while the request was on its way) was still applied
 // after the call returned, and the node stayed: the ghost member of a
@@ -63,18 +92,22 @@ func TestAbandonedCreateLeavesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			proxy.SetDelay(abandonDelay)
-			const wait = 100 * time.Millisecond
-			cctx, cancel := context.WithTimeout(ctx, wait)
+			var o createOptions
+			for _, opt := range tt.opts {
+				_ = opt.applyCreate(&o)
+			}
+			cctx, cancel := abandonOnSend(ctx, c, tt.path, o.protected)
 			start := time.Now()
 			p, err := c.Create(cctx, tt.path, []byte("x"), tt.opts...)
 			took := time.Since(start)
 			cancel()
-			if !errors.Is(err, context.DeadlineExceeded) {
-				t.Fatalf("Create = %q, %v; want context.DeadlineExceeded", p, err)
+			if cctx.Err() == nil || !errors.Is(err, cctx.Err()) {
+				t.Fatalf("Create = %q, %v; want its ctx's error", p, err)
 			}
-			// The caller's ctx is its deadline: no wait for the reply.
-			if took > wait+abandonDelay {
-				t.Errorf("Create returned %v after its ctx's %v deadline", took-wait, wait)
+			// ctx is the caller's deadline: no wait for the reply, which
+			// comes two delays after the request was sent.
+			if took >= 2*abandonDelay {
+				t.Errorf("Create returned after %v: it waited for the reply", took)
 			}
 			// The request lands after the caller returned...
 			waitEvent(t, childW, testTimeout, "the node the abandoned create made")
@@ -84,6 +117,70 @@ func TestAbandonedCreateLeavesNothing(t *testing.T) {
 				return err == nil && len(kids) == 0, err
 			})
 			proxy.SetDelay(0)
+		})
+	}
+}
+
+// A create in flight when Close begins: Close waits (briefly) for its
+// reply, so the caller who still waits is told the truth (the path, when
+// the node was made), and a create whose caller had already left is
+// deleted before the session ends. Before, Close failed the call with
+// ErrClosed while its request went on to be applied: a persistent node
+// nobody was told of.
+func TestCreateRacingCloseLeavesNothingUntold(t *testing.T) {
+	const delay = 150 * time.Millisecond // a round trip well inside Close's drain bound
+	for _, abandon := range []bool{false, true} {
+		name := "waiting"
+		if abandon {
+			name = "abandoned"
+		}
+		t.Run(name, func(t *testing.T) {
+			ctx := testCtx(t)
+			c, proxy, direct := abandonedClient(t)
+			_, _, childW, err := direct.ChildrenW(ctx, "/dir")
+			if err != nil {
+				t.Fatal(err)
+			}
+			proxy.SetDelay(delay)
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			type result struct {
+				p   string
+				err error
+			}
+			done := make(chan result, 1)
+			sent := createSent(c, "/dir/n")
+			go func() {
+				p, err := c.Create(cctx, "/dir/n", nil)
+				done <- result{p, err}
+			}()
+			waitClosed(t, sent, testTimeout, "the create sent")
+			var r result
+			if abandon {
+				cancel()
+				r = <-done
+			}
+			// The request is on its way (it takes delay to arrive).
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if !abandon {
+				r = <-done
+			}
+			waitEvent(t, childW, testTimeout, "the node the create made")
+			if err := direct.Sync(ctx, "/dir"); err != nil {
+				t.Fatal(err)
+			}
+			kids, _, err := direct.Children(ctx, "/dir")
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case r.err == nil && (abandon || len(kids) != 1):
+				t.Fatalf("Create = %q, nil; server holds %v", r.p, kids)
+			case r.err != nil && len(kids) != 0:
+				t.Fatalf("Create = %v, yet the server holds %v", r.err, kids)
+			}
 		})
 	}
 }
