@@ -60,6 +60,10 @@ func Quietly() DeleteOption {
 
 // Delete deletes the node at path, under the retry policy. A missing node is
 // zk.ErrNoNode (wrapped) unless Quietly; a version mismatch zk.ErrBadVersion.
+// When ctx ends, Delete returns ctx's error at once, and a request already
+// on its way may still be applied: the node may be gone, or go later (with
+// Guaranteed, it will). The error means "not known to be deleted", never
+// "still there".
 func (c *Client) Delete(ctx context.Context, path string, opts ...DeleteOption) error {
 	if c == nil {
 		return ErrNilClient

@@ -65,6 +65,15 @@ func (o Op) Path() string { return o.path }
 // *TransactionError: it unwraps to the failing operation's error
 // (zk.ErrNoNode, zk.ErrBadVersion, ...) and holds every operation's
 // result; Transaction returns those results typed on success too.
+//
+// When ctx ends, Multi returns ctx's error at once, and a transaction
+// already on its way may still be applied. It is not taken back, unlike a
+// Create's node: a transaction is the caller's unit (a recipe may count on
+// each of its effects as soon as it is applied, a barrier's ready node
+// say), and its sets and deletes cannot be undone. A caller that must know
+// the outcome waits for the reply, with a ctx that outlives it
+// (context.WithoutCancel with a bound of its own), or writes a mark in the
+// transaction (a CheckOp, a stamp) and looks for it afterwards.
 func (c *Client) Multi(ctx context.Context, ops ...Op) ([]zk.MultiResponse, error) {
 	if c == nil {
 		return nil, ErrNilClient

@@ -108,9 +108,13 @@ func (h *handle) readyConn() (*zk.Conn, error) {
 }
 
 // doRetry runs op on the current connection under the retry policy,
-// honouring ctx: when ctx ends, doRetry returns at once (the request itself
-// may still complete on the server). Operations call it through do, which
-// measures it (telemetry.go).
+// honouring ctx: when ctx ends, doRetry returns at once, and a request
+// already handed to go-zookeeper may still be sent and applied (go-zookeeper
+// cannot take a request back). Every write decides what that leaves: a
+// create deletes the node its late reply says it made (createCall), a
+// protected one whatever its id names; a set, a delete, an ACL change and
+// a transaction stand, and their docs say so. Operations call doRetry
+// through do, which measures it (telemetry.go).
 func (c *Client) doRetry(ctx context.Context, req reqKind, op func(conn *zk.Conn) error) error {
 	if ctx == nil {
 		return invalid("nil context")
@@ -240,7 +244,8 @@ func isNetError(err error) bool {
 
 // awaitOp runs op on conn, returning early with ctx's error if ctx ends
 // first (op keeps running to completion then; its results must not be
-// read). It allocates nothing for a ctx without Done, and for one with
+// read by the caller, and whatever op's request did on the server is op's
+// to undo: see doRetry). It allocates nothing for a ctx without Done, and for one with
 // Done the waiting goroutine's state comes from a pool (it is returned by the waiter once
 // the result is read; a call abandoned on ctx's end is left to the
 // collector).

@@ -85,7 +85,8 @@ func (e *TransactionError) Unwrap() error { return e.Results[e.Index].Err }
 // server refuses the transaction, nothing is applied and the error is a
 // *TransactionError holding every operation's result (also returned), so
 // the caller can tell which operation failed and why. Other errors (bad
-// input, ctx, the retry policy giving up) come with no results.
+// input, ctx, the retry policy giving up) come with no results; after
+// ctx's end, the transaction may still be applied, as Multi says.
 func (c *Client) Transaction(ctx context.Context, ops ...Op) ([]OpResult, error) {
 	if c == nil {
 		return nil, ErrNilClient
