@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -55,7 +56,8 @@ type registration struct {
 	inst Instance
 	node *node.Node // the ephemeral kinds; nil for persistent ones
 	path string
-	gone bool // unregistered: a Register must make a new registration
+	data []byte // a persistent node's data as last written; nil if unknown
+	gone bool   // unregistered: a Register must make a new registration
 	stop func()
 }
 
@@ -231,10 +233,15 @@ func (d *Discovery) RegisterInstance(ctx context.Context, inst Instance) (Instan
 func (d *Discovery) register(ctx context.Context, reg *registration, inst Instance, data []byte) error {
 	path := d.instancePath(inst.Name, inst.ID)
 	if inst.ServiceType.persistent() {
-		if err := d.writePersistent(ctx, path, data); err != nil {
+		if existed, err := d.writePersistent(ctx, path, data); err != nil {
+			if !existed {
+				// Our create may have been sent and be applied after
+				// this call returns: look once it has had its turn.
+				d.inBackground(func(bctx context.Context) { _ = d.removeIfOurs(bctx, path, data) })
+			}
 			return fmt.Errorf("discovery: register %s: %w", path, err)
 		}
-		reg.inst, reg.path = inst, path
+		reg.inst, reg.path, reg.data = inst, path, data
 		d.log.Info("registered", zap.String("service", inst.Name), zap.String("id", inst.ID), zap.String("type", string(inst.ServiceType)))
 		return nil
 	}
@@ -266,25 +273,67 @@ func (d *Discovery) register(ctx context.Context, reg *registration, inst Instan
 }
 
 // writePersistent creates or overwrites a Static or Permanent instance.
-func (d *Discovery) writePersistent(ctx context.Context, path string, data []byte) error {
-	_, err := d.c.Create(ctx, path, data, framework.WithMode(framework.Persistent), framework.CreatingParentContainers())
+// existed reports that the node was there before (an error then leaves
+// it there, with its data or ours); otherwise an error may still leave
+// ours, made by a create the server applies after ctx ended.
+func (d *Discovery) writePersistent(ctx context.Context, path string, data []byte) (existed bool, err error) {
+	_, err = d.c.Create(ctx, path, data, framework.WithMode(framework.Persistent), framework.CreatingParentContainers())
 	if !errors.Is(err, zk.ErrNodeExists) {
-		return err
+		return false, err
 	}
 	st, err := d.c.Exists(ctx, path)
 	if err != nil {
-		return err
+		return true, err
 	}
 	if st != nil && st.EphemeralOwner != 0 {
-		return fmt.Errorf("%w: session 0x%x", ErrOwnedByOtherSession, st.EphemeralOwner)
+		return true, fmt.Errorf("%w: session 0x%x", ErrOwnedByOtherSession, st.EphemeralOwner)
 	}
 	if _, err := d.c.Set(ctx, path, data, -1); err != nil {
 		if errors.Is(err, zk.ErrNoNode) {
 			return d.writePersistent(ctx, path, data)
 		}
-		return err
+		return true, err
 	}
-	return nil
+	return true, nil
+}
+
+// cleanupTimeout bounds a clean-up that goes on after the call that
+// started it has returned.
+const cleanupTimeout = 30 * time.Second
+
+// inBackground runs a clean-up of a write abandoned when its call's ctx
+// ended: the request may still reach the server, and ZooKeeper applies a
+// session's requests in order, so a read sent after it sees its effect.
+// It runs on a context of its own, bounded by cleanupTimeout, and ends at
+// once when the client closes.
+func (d *Discovery) inBackground(fn func(ctx context.Context)) {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		defer cancel()
+		fn(ctx)
+	}()
+}
+
+// removeIfOurs deletes the persistent instance node at path if it holds
+// data (any data, for data nil): the one an abandoned write of ours left,
+// never another registration of the same id made since.
+func (d *Discovery) removeIfOurs(ctx context.Context, path string, data []byte) error {
+	got, st, err := d.c.Get(ctx, path)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return nil
+	case err != nil:
+		d.log.Warn("an abandoned registration may be left", zap.String("path", path), zap.Error(err))
+		return err
+	case st.EphemeralOwner != 0 || data != nil && !bytes.Equal(got, data):
+		return nil
+	}
+	err = d.c.Delete(ctx, path, framework.Quietly(), framework.Guaranteed(), framework.WithVersion(st.Version))
+	if errors.Is(err, zk.ErrBadVersion) {
+		// Written since: another registration's now.
+		return nil
+	}
+	return err
 }
 
 // Update writes inst's new data onto its registration (Curator's
@@ -328,9 +377,13 @@ func (d *Discovery) update(ctx context.Context, reg *registration, inst Instance
 		}
 		return nil
 	}
-	if err := d.writePersistent(ctx, reg.path, data); err != nil {
+	if _, err := d.writePersistent(ctx, reg.path, data); err != nil {
+		// The write may land yet: the data to delete at Unregister may
+		// be either.
+		reg.data = nil
 		return fmt.Errorf("discovery: update %s: %w", reg.path, err)
 	}
+	reg.data = data
 	return nil
 }
 
@@ -355,7 +408,7 @@ func (d *Discovery) Unregister(ctx context.Context, inst Instance) error {
 		if !inst.ServiceType.persistent() || segment(inst.Name) != nil || segment(inst.ID) != nil {
 			return nil
 		}
-		return d.deletePersistent(ctx, d.instancePath(inst.Name, inst.ID))
+		return d.deletePersistent(ctx, d.instancePath(inst.Name, inst.ID), nil)
 	}
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
@@ -374,7 +427,7 @@ func (d *Discovery) Unregister(ctx context.Context, inst Instance) error {
 // unregister deletes reg's node; reg.mu is held.
 func (d *Discovery) unregister(ctx context.Context, reg *registration) error {
 	if reg.node == nil {
-		return d.deletePersistent(ctx, reg.path)
+		return d.deletePersistent(ctx, reg.path, reg.data)
 	}
 	err := reg.node.Close(ctx)
 	reg.stop()
@@ -385,19 +438,27 @@ func (d *Discovery) unregister(ctx context.Context, reg *registration) error {
 	return nil
 }
 
-func (d *Discovery) deletePersistent(ctx context.Context, path string) error {
-	st, err := d.c.Exists(ctx, path)
-	if err != nil || st == nil {
-		return err
-	}
-	if st.EphemeralOwner != 0 {
-		// Another session's live instance: not ours to delete.
+// deletePersistent deletes a Static or Permanent instance holding data
+// (any, for nil). If ctx ends or the connection fails first, the delete
+// goes on in the background (the error is returned), as a guaranteed
+// delete does: Unregister leaves no instance behind.
+func (d *Discovery) deletePersistent(ctx context.Context, path string, data []byte) error {
+	err := d.removeIfOurs(ctx, path, data)
+	if err == nil {
 		return nil
 	}
-	if err := d.c.Delete(ctx, path, framework.Quietly(), framework.Guaranteed(), framework.WithVersion(st.Version)); err != nil {
-		return fmt.Errorf("discovery: unregister %s: %w", path, err)
+	if ctx.Err() != nil || retriable(err) {
+		d.inBackground(func(bctx context.Context) { _ = d.removeIfOurs(bctx, path, data) })
 	}
-	return nil
+	return fmt.Errorf("discovery: unregister %s: %w", path, err)
+}
+
+// retriable reports whether err is a connection problem after which the
+// request may or may not have been applied.
+func retriable(err error) bool {
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrSessionMoved) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
+		errors.Is(err, zk.ErrNoServer)
 }
 
 // Names returns the names of the services under the base path, sorted

@@ -1,0 +1,90 @@
+package discovery_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/testkit"
+	"github.com/gocurator/curator/recipes/discovery"
+	"github.com/gocurator/curator/zktest"
+)
+
+// Pitfall 25 in discovery: a write the library stops waiting for when ctx
+// ends can still reach the server. Registrations, updates and
+// unregistrations of every service type, on contexts that end at varied
+// points while requests are in flight (a proxy delays every packet):
+// whatever each call returned, once Register has failed or Unregister or
+// Close has returned, the instance goes and stays gone; only the Static
+// and Permanent instances registered and never unregistered stay (Close
+// keeps them, CURATOR-94). The server is checked again after a marker
+// write of the same session and a sync, so that a create an abandoned
+// call sent late would be seen.
+func TestAbandonedWritesLeaveNoInstance(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	ns := testkit.Unique(t)
+	proxy := zktest.NewProxy(t, zkAddr)
+	proxy.SetDelay(2 * time.Millisecond)
+	c := testkit.Connect(t, proxy.Addr(), ns)
+	watcher := testkit.Connect(t, zkAddr, ns)
+	d := discovery.New(c, "/services")
+	types := []discovery.ServiceType{discovery.Dynamic, discovery.DynamicSequential, discovery.Static, discovery.Permanent}
+	short := func(k int) context.Context {
+		cctx, cancel := context.WithTimeout(ctx, time.Duration(k%9)*2500*time.Microsecond)
+		t.Cleanup(cancel)
+		return cctx
+	}
+	var kept []string
+	failed, unregistered := 0, 0
+	for k := range 48 {
+		inst := instance("svc", fmt.Sprint("i", k), k)
+		inst.ServiceType = types[k%len(types)]
+		if err := d.Register(short(k), inst); err != nil {
+			failed++
+			continue
+		}
+		if k%3 == 0 {
+			// Left for Close, which keeps the Static and Permanent ones.
+			if inst.ServiceType == discovery.Static || inst.ServiceType == discovery.Permanent {
+				kept = append(kept, inst.ID)
+			}
+			continue
+		}
+		inst.Port = discovery.Int(k + 1000)
+		_ = d.Update(short(k+4), inst)
+		_ = d.Unregister(short(k+2), inst)
+		unregistered++
+	}
+	// A short ctx leaves Close's deletes to the background.
+	_ = d.Close(short(3))
+	t.Logf("%d registrations failed, %d unregistered, %d kept", failed, unregistered, len(kept))
+	slices.Sort(kept)
+	want := joinIDs(kept)
+	left := func() string {
+		ids := testkit.Children(t, watcher, "/services/svc")
+		slices.Sort(ids)
+		return joinIDs(ids)
+	}
+	for end := time.Now().Add(testkit.Deadline); left() != want; {
+		if time.Now().After(end) {
+			t.Fatalf("instances %s are left, want %s", left(), want)
+		}
+		// Polls the server, as testkit.Eventually does: the deletes
+		// that went on in the background have no event to wait on.
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := c.Create(ctx, "/marker", nil, framework.WithMode(framework.Ephemeral)); err != nil {
+		t.Fatal(err)
+	}
+	if err := watcher.Sync(ctx, "/services"); err != nil {
+		t.Fatal(err)
+	}
+	if got := left(); got != want {
+		t.Fatalf("after the marker: instances %s, want %s", got, want)
+	}
+	testkit.AwaitWatchCount(t, zkAddr, 0, c)
+}
