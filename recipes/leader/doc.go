@@ -55,7 +55,11 @@
 // Token or CheckOp under that policy.
 //
 // A term also ends when its node is deleted by someone else (it watches
-// its node) and when the client closes; Err says which. Candidates whose
+// its node) and when the client closes; Err says which. A term, Run's
+// function's context and Term.Context judge the session by the clock as
+// well as by the client's events: after a process pause past the session's
+// deadline, the first look at any of them says the term ended, before any
+// goroutine has run (docs/leader.md, "Contexts after a pause"). Candidates whose
 // node is deleted while they wait make a new one, even if the election's
 // path was deleted recursively (CURATOR-724).
 package leader
