@@ -7,8 +7,11 @@
 // "<path>/_c_<uuid>-lock-<seq>" whose data is the client's default data (the
 // local IP, as Curator writes) or the WithData bytes; empty for a revocable
 // mutex. The lock path and its missing ancestors are created as containers,
-// which the server deletes once empty. Go and Java processes contend
-// correctly on one path.
+// which the server deletes once empty. Children without the lock name are
+// ignored; another lock recipe's nodes (a read/write lock's "__READ__" or
+// "__WRIT__", a semaphore's leases in "<path>/leases") are refused with
+// ErrLayoutMismatch (locking.RefusingLayouts). Go and Java processes
+// contend correctly on one path.
 //
 // # Guarantees
 //

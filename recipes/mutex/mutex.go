@@ -66,8 +66,8 @@ func (m *Mutex) reentrant() *reentrant.Handle {
 // deadline for a timeout). If the handle already holds it, Acquire counts
 // one more hold and returns at once. On failure nothing is held and no node
 // is left (see "Nothing left behind" in docs/design.md), and the error is
-// never nil: ctx's error, framework.ErrClosed, or the ZooKeeper error the
-// retry policy gave up on.
+// never nil: ctx's error, framework.ErrClosed, ErrLayoutMismatch, or the
+// ZooKeeper error the retry policy gave up on.
 func (m *Mutex) Acquire(ctx context.Context) error { return m.reentrant().Acquire(ctx) }
 
 // TryAcquire acquires the lock only if nobody else holds it: it never waits

@@ -65,8 +65,8 @@ func (k *Lock) reentrant() *reentrant.Handle {
 // The write lock of an RWLock holding only the read lock returns
 // ErrUpgradeNotSupported at once. On failure nothing is held and no node is
 // left (see "Nothing left behind" in docs/design.md), and the error is
-// never nil: ctx's error, framework.ErrClosed, or the ZooKeeper error the
-// retry policy gave up on.
+// never nil: ctx's error, framework.ErrClosed, ErrLayoutMismatch, or the
+// ZooKeeper error the retry policy gave up on.
 func (k *Lock) Acquire(ctx context.Context) error { return k.reentrant().Acquire(ctx) }
 
 // TryAcquire acquires the lock only if it can be held now: it never waits
