@@ -3,6 +3,7 @@ package node_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -170,4 +171,102 @@ func TestChaosRegisteredMeansOwned(t *testing.T) {
 	if owned.Load() == 0 {
 		t.Fatal("no check ran while registered")
 	}
+}
+
+// The abandoned-write chaos workload (issue 33 item 1, pitfall 25): Nodes
+// started with short contexts and closed at random moments (from their
+// Recreating event, after their node was deleted, with short contexts,
+// during cuts, silent partitions and latency around a 2 s session). Once
+// the faults stop, nothing of theirs may stay: a Close's background
+// delete finishes, a dead session's node goes with it, and a node made
+// after its Close returned would stay for good.
+func TestChaosClosedNodesLeaveNothing(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	proxy := zktest.NewProxy(t, zkAddr)
+	c := testkit.Connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(2*time.Second),
+		framework.WithRetryPolicy(retry.Forever(50*time.Millisecond)))
+	admin := testkit.Connect(t, zkAddr, ns)
+	ctx, stop := context.WithTimeout(context.Background(), *chaosFor+testkit.Deadline)
+	defer stop()
+	end := time.Now().Add(*chaosFor)
+	seed := time.Now().UnixNano()
+	t.Logf("fault seed %d", seed)
+
+	var (
+		wg               sync.WaitGroup
+		nodes, closedRec atomic.Int64
+	)
+	const workers = 4
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(seed), uint64(w+1)))
+			for i := 0; time.Now().Before(end) && ctx.Err() == nil; i++ {
+				p := fmt.Sprintf("/chaos/w%d/n%d", w, i)
+				n := node.New(c, p, nil)
+				nodes.Add(1)
+				var once sync.Once
+				closeInListener := rng.IntN(2) == 0
+				listenerWait := time.Duration(rng.IntN(500)) * time.Millisecond
+				cancel := n.Listen(func(ev node.Event) {
+					if closeInListener && ev.State == node.Recreating {
+						once.Do(func() {
+							closedRec.Add(1)
+							cctx, ccancel := context.WithTimeout(ctx, listenerWait)
+							_ = n.Close(cctx)
+							ccancel()
+						})
+					}
+				})
+				sctx, scancel := context.WithTimeout(ctx, time.Duration(50+rng.IntN(500))*time.Millisecond)
+				err := n.Start(sctx)
+				scancel()
+				if err == nil && rng.IntN(2) == 0 {
+					_ = admin.Delete(ctx, p) // made again, or closed from Recreating
+				}
+				_ = c.Pause(ctx, time.Duration(rng.IntN(100))*time.Millisecond)
+				cctx, ccancel := context.WithTimeout(ctx, time.Duration(rng.IntN(500))*time.Millisecond)
+				_ = n.Close(cctx) // an error: the delete goes on in the background
+				ccancel()
+				cancel()
+			}
+		}()
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	faults := 0
+	for time.Now().Before(end) {
+		switch rng.IntN(3) {
+		case 0:
+			proxy.Cut()
+		case 1:
+			proxy.BlackHole()
+		case 2:
+			proxy.SetDelay(time.Duration(rng.IntN(50)) * time.Millisecond)
+		}
+		faults++
+		if c.Pause(ctx, time.Duration(rng.IntN(3000))*time.Millisecond) != nil {
+			break
+		}
+		proxy.Restore()
+		proxy.SetDelay(0)
+		if c.Pause(ctx, time.Duration(rng.IntN(1000))*time.Millisecond) != nil {
+			break
+		}
+	}
+	proxy.Restore()
+	proxy.SetDelay(0)
+	wg.Wait()
+	left := func() []string {
+		var out []string
+		for w := range workers {
+			for _, kid := range testkit.Children(t, admin, fmt.Sprintf("/chaos/w%d", w)) {
+				out = append(out, fmt.Sprintf("w%d/%s", w, kid))
+			}
+		}
+		return out
+	}
+	testkit.Eventually(t, "nothing left of the closed Nodes", func() bool { return len(left()) == 0 })
+	t.Logf("%d faults, %d Nodes, %d closed from their Recreating event", faults, nodes.Load(), closedRec.Load())
 }
