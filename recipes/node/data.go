@@ -165,8 +165,10 @@ func (n *Node) removeOnce(ctx context.Context, path string) error {
 		case errors.Is(err, zk.ErrBadVersion):
 			continue // written meanwhile: look again
 		case errors.Is(err, zk.ErrNotEmpty) && n.o.ttl > 0 && tries < notEmptyTries:
-			// A touch abandoned as the loop stopped may have made the
-			// child again after our delete: delete it again.
+			// A child appeared after we deleted the touch child: the
+			// touch child made again meanwhile (the loop waits for its
+			// own touch, so by another client's Node on this path, say).
+			// Delete it again, a few times; past that, it is not ours.
 			continue
 		default:
 			return err
