@@ -13,8 +13,9 @@
 // ErrLayoutMismatch: a Long finding 4 bytes (a DistributedAtomicInteger's
 // or a SharedCount's value; also ErrMalformed), an Int finding 8 (a
 // DistributedAtomicLong's, whose high half Curator would read as the int).
-// An Int and a SharedCount share one layout and work together, as do a
-// Value and a shared Value (raw bytes). The node and its missing ancestors (as containers) are made
+// An Int and a SharedCount share one layout and work together; a shared
+// Value refuses a node a handle of this package writes (its writer
+// children), and nothing here can tell a SharedValue's raw bytes. The node and its missing ancestors (as containers) are made
 // by the first write that finds it missing. From its first write until its
 // Close, a handle keeps one EPHEMERAL child "<path>/writer-<uuid>" (see
 // Guarantees); Curator ignores it. Close deletes it (it would otherwise

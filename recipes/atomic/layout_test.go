@@ -13,8 +13,8 @@ import (
 // Long's node (8 bytes) refuse with ErrLayoutMismatch rather than read a
 // short value as corrupt only, or the high half of a long as an int
 // (Curator reads it so), and write nothing. An Int and a SharedCount share
-// one layout (a 4-byte big-endian int) and work together; so do an atomic
-// Value and a shared Value (raw bytes).
+// one layout (a 4-byte big-endian int) and work together, writer child
+// included.
 func TestNumberRefusesOtherLayouts(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Ctx(t)

@@ -14,12 +14,15 @@
 //
 // Another recipe's layout on the path is refused with ErrLayoutMismatch by
 // every read (Start, Get, GetVersioned; the watch keeps the last value and
-// logs it): a node with an atomic value's "writer-<uuid>" children
-// (recipes/atomic), and, for a Count, 8 bytes (a DistributedAtomicLong's
-// value, whose high half Curator's SharedCount would read as the count).
-// A Count and an atomic Int share one layout (4 bytes big-endian) and work
-// together, as a Value and an atomic Value (raw bytes) do. Set writes
-// without reading, as Curator's does, and so refuses nothing: read first.
+// logs it): for a Value, a node an atomic handle writes (recipes/atomic
+// keeps "writer-<uuid>" children under it; a Value's unconditional Set
+// would overwrite the counter); for a Count, 8 bytes (a
+// DistributedAtomicLong's value, whose high half Curator's SharedCount
+// would read as the count). A Count and an atomic Int share one layout (4
+// bytes big-endian) and work together. Not detectable: a Curator
+// DistributedAtomicValue or Long with no Go handle on it (no children: its
+// bytes are a Value's). Set writes without reading, as Curator's does, and
+// so refuses nothing: read first.
 //
 // # Guarantees
 //

@@ -10,11 +10,10 @@ import (
 )
 
 // A Count on a DistributedAtomicLong's node (8 bytes: Curator's SharedCount
-// reads the high half as the count) and a Value or a Count on a node that
-// holds an atomic value (its handles' writer children) refuse with
-// ErrLayoutMismatch, at Start and Get, and write nothing; a started one
-// keeps its last value when the node turns into another layout. A Count
-// and an atomic Int share one layout (tested in recipes/atomic).
+// reads the high half as the count) and a Value on a node an atomic handle
+// writes (its writer children) refuse with ErrLayoutMismatch, at Start and
+// Get, and write nothing. A Count and an atomic Int share one layout
+// (tested in recipes/atomic).
 func TestRefusesAtomicLayouts(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Ctx(t)

@@ -475,12 +475,14 @@ func (v *Value) reload(ctx context.Context) error {
 	return nil
 }
 
-// layout refuses a node that holds an atomic value (recipes/atomic,
-// whose handles keep "writer-<uuid>" children under it): the value's node
-// (stat) has no children of its own. It lists the children only when
-// there are some; other children are left alone.
+// layout refuses, for a plain Value, a node that an atomic handle writes
+// (recipes/atomic keeps "writer-<uuid>" children under it): a Value's
+// unconditional Set would overwrite a counter. A Count (accept set) shares
+// its layout with an atomic Int and tells a Long by its size instead. It
+// lists the children only when there are some; other children are left
+// alone.
 func (v *Value) layout(ctx context.Context, stat *zk.Stat) error {
-	if stat == nil || stat.NumChildren == 0 {
+	if v.accept != nil || stat == nil || stat.NumChildren == 0 {
 		return nil
 	}
 	kids, _, err := v.c.Children(ctx, v.path)
@@ -492,7 +494,7 @@ func (v *Value) layout(ctx context.Context, stat *zk.Stat) error {
 	}
 	for _, k := range kids {
 		if id, ok := strings.CutPrefix(k, "writer-"); ok && uuid.Validate(id) == nil {
-			return fmt.Errorf("%w: the node holds an atomic value (its writer child %q), not a %s", ErrLayoutMismatch, k, v.kind)
+			return fmt.Errorf("%w: an atomic handle writes the node (its writer child %q), not a %s", ErrLayoutMismatch, k, v.kind)
 		}
 	}
 	return nil
