@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/fanout"
 	"github.com/gocurator/curator/recipes/cache"
 )
 
@@ -28,7 +27,7 @@ type ServiceCache struct {
 	state     cacheState
 	instances map[string]Instance // by node name
 	snapshot  atomic.Pointer[[]Instance]
-	listeners fanout.Fanout[[]Instance]
+	listeners latestListeners
 	stopCache func()      // the listener on cache, set once started
 	closed    atomic.Bool // Close was called: checked without s.mu by picks
 }
@@ -205,7 +204,7 @@ func (s *ServiceCache) publishLocked() {
 	old := *s.snapshot.Load()
 	s.snapshot.Store(&list)
 	if !sameInstances(old, list) {
-		s.listeners.Publish(list)
+		s.listeners.publish(list)
 	}
 }
 
@@ -235,21 +234,28 @@ func (s *ServiceCache) Instances() []Instance {
 	return *s.snapshot.Load()
 }
 
-// Listen registers fn for every change of the cached instances from now on
-// (Curator's ServiceCacheListener.cacheChanged), with the new list: in
-// order, never dropped, on a goroutine of the listener's own. cancel
-// unregisters it and never blocks. On a closed or nil *ServiceCache, or
-// with a nil fn, Listen registers nothing and returns a no-op cancel.
+// Listen registers fn for the changes of the cached instances from now on
+// (Curator's ServiceCacheListener.cacheChanged), with the new list, on a
+// goroutine of the listener's own: a slow or blocked fn holds up neither
+// the cache nor the other listeners. The lists come in the order they
+// were made, and fn always gets the latest: while fn runs, a newer list
+// replaces the one waiting for it, so a listener that is behind skips the
+// lists in between (each holds the whole service) and waiting costs at
+// most one list, however many changes pass. cancel unregisters fn and
+// never blocks; it may be called from fn. On a closed or nil
+// *ServiceCache, or with a nil fn, Listen registers nothing and returns a
+// no-op cancel.
 func (s *ServiceCache) Listen(fn func([]Instance)) (cancel func()) {
 	if s == nil {
 		return func() {}
 	}
-	return s.listeners.Add(fn)
+	return s.listeners.add(fn)
 }
 
 // Close stops following changes and removes the cache's watch from the
-// server; Instances is nil from then on, and the listeners' goroutines
-// end once they have delivered what was queued. A Start in progress
+// server; Instances is nil from then on, lists not yet delivered are
+// dropped, and each listener's goroutine ends at once, or when its
+// running fn returns (Close does not wait for it). A Start in progress
 // returns ErrClosed. It does not block on the server; it is idempotent,
 // and a no-op on a nil *ServiceCache. The error is the underlying
 // cache's.
@@ -272,7 +278,7 @@ func (s *ServiceCache) Close() error {
 	if stop != nil {
 		stop()
 	}
-	s.listeners.Close()
+	s.listeners.close()
 	return err
 }
 
