@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
@@ -318,4 +319,69 @@ func TestSemaphoreAndReadWriteLockRefuseEachOther(t *testing.T) {
 			mustRelease(t, l)
 		})
 	}
+}
+
+// A V1 participant's trace in leases/ lives exactly as long as its node:
+// gone with a cancelled wait, a busy try and a release; gone after a hold
+// ended by Suspended while the session lives on (the hold deletes both once
+// the connection is back); and one trace only when the reply to its create
+// is lost (the protected create finds it instead of making a second, which
+// V2 semaphores would count as a lease for ever).
+func TestV1TraceLivesWithItsNode(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
+	proxy := newProxy(t)
+	cut := testkit.Connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(4*time.Second))
+	other := testkit.Connect(t, zkAddr, ns)
+	traces := semPath + "/leases"
+	v1Nodes := func() []string {
+		var out []string
+		for _, n := range testkit.Children(t, other, semPath) {
+			if strings.Contains(n, "lock-") {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+
+	lost := proxy.LoseNextCreateReply() // the trace's create: it comes first
+	held, err := semaphore.New(cut, semPath, 1, v1()...).Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitClosed(t, lost, "the lost create reply")
+	waitCount(t, other, traces, 1)
+
+	s := semaphore.New(other, semPath, 1, v1()...)
+	if l, ok, err := s.TryAcquire(ctx); ok || err != nil {
+		t.Fatalf("TryAcquire while held = %v, %v, %v; want busy", l, ok, err)
+	}
+	waitCount(t, other, traces, 1)
+	cctx, cancel := context.WithCancel(ctx)
+	w := acquireAsync(cctx, s)
+	waitCount(t, other, traces, 2)
+	cancel()
+	if r := await(t, w); !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("cancelled Acquire = %v, %v", r.lease, r.err)
+	}
+	waitCount(t, other, traces, 1)
+
+	session := cut.SessionID()
+	proxy.Cut()
+	testkit.WaitClosed(t, held.Done(), "Done of a lease whose connection is cut")
+	proxy.Restore()
+	waitEmpty(t, other, traces)
+	testkit.Eventually(t, "the lost lease's node deleted", func() bool { return len(v1Nodes()) == 0 })
+	if cut.SessionID() != session {
+		t.Fatalf("session %x lost; this test wants it to survive the cut", session)
+	}
+
+	l, err := s.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitCount(t, other, traces, 1)
+	mustRelease(t, l)
+	waitEmpty(t, other, traces)
 }
