@@ -123,7 +123,11 @@ func (e *Election) check(ctx context.Context) error {
 // session timeout, as during a partition), Campaign returns ErrSessionLost
 // rather than go on in a new session and return a term much later. On any
 // failure the error is non-nil (never a nil Term with a nil error) and no
-// node of ours is left (see "Nothing left behind" in docs/design.md). The
+// node of ours is left (see "Nothing left behind" in docs/design.md): when
+// ctx ends while our node's create is on its way, Campaign waits for the
+// create's reply (at most a round trip more, none while disconnected) so
+// that it can delete the node before it returns, rather than leave a node
+// that the server makes after the call and that leads with no term. The
 // error is ctx's
 // (errors.Is context.Canceled or DeadlineExceeded), ErrSessionLost,
 // framework.ErrClosed, or the ZooKeeper error the retry policy gave up on.
@@ -135,9 +139,22 @@ func (e *Election) Campaign(ctx context.Context) (*Term, error) {
 	if err != nil {
 		return nil, fmt.Errorf("leader %s: campaign: %w", e.path, err)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("leader %s: campaign: %w", e.path, err)
+	}
 	// The candidacy ends with the session it began in: the loop's
 	// WithOneSession returns ErrSessionLost (or framework.ErrClosed).
-	h, err := e.l.Acquire(ctx)
+	h, err := e.acquire(ctx)
+	if cerr := ctx.Err(); cerr != nil {
+		// Ended while our create was on its way, the acquire may have
+		// held at once: no term for a caller that has gone.
+		if err == nil {
+			rctx, cancel := e.c.CleanupContext(ctx)
+			_ = h.Release(rctx)
+			cancel()
+		}
+		return nil, fmt.Errorf("leader %s: campaign: %w", e.path, cerr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("leader %s: campaign: %w", e.path, err)
 	}
