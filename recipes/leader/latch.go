@@ -154,15 +154,24 @@ func (lt *Latch) Err() error {
 // Close stops the latch (Curator's close): it stops campaigning, resigns a
 // term it holds (the Listener is told NotLeader) and waits, within ctx,
 // for the latch's goroutine to end. Our node is deleted before Close
-// returns while the connection is up, else by a guaranteed delete in the
-// background. Close is idempotent.
+// returns while the connection is up, even if ctx has ended (within a
+// round trip more), else by a guaranteed delete in the background; a
+// campaign in progress deletes its node the same way. If a Listener
+// callback blocks, Close returns ctx's error once ctx ends, the node
+// deleted all the same, and NotLeader is called once the callback
+// returns. Close is idempotent.
 func (lt *Latch) Close(ctx context.Context) error {
 	if lt == nil {
 		return ErrNilHandle
 	}
 	lt.cancel()
 	if t := lt.Term(); t != nil {
-		_ = t.Resign(ctx)
+		// The clean-up's context, not ctx: an ended ctx (a Close that
+		// must not wait for a blocked Listener) still deletes our node
+		// before Close returns while connected.
+		rctx, cancel := lt.e.c.CleanupContext(ctx)
+		_ = t.Resign(rctx)
+		cancel()
 	}
 	select {
 	case <-lt.done:
