@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/discovery"
@@ -85,6 +86,58 @@ func TestAbandonedWritesLeaveNoInstance(t *testing.T) {
 	}
 	if got := left(); got != want {
 		t.Fatalf("after the marker: instances %s, want %s", got, want)
+	}
+	testkit.AwaitWatchCount(t, zkAddr, 0, c)
+}
+
+// Pitfall 25 through a session loss: right after the reconnection the
+// instance is being registered again in the new session, and Unregister
+// or Close is called then, on a ctx that ends at varied points while the
+// create is in flight. The instance must go and stay gone (CURATOR-164's
+// ghost: re-created after Close returned, owned by the live session).
+func TestUnregisterDuringReRegistrationLeavesNoGhost(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	ns := testkit.Unique(t)
+	proxy := zktest.NewProxy(t, zkAddr)
+	c := testkit.Connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(2*time.Second))
+	watcher := testkit.Connect(t, zkAddr, ns)
+	for k := range 4 {
+		proxy.SetDelay(0)
+		d := discovery.New(c, "/services")
+		inst := instance("orders", fmt.Sprint("o", k), k)
+		if k%2 == 1 {
+			inst.ServiceType = discovery.DynamicSequential
+		}
+		if err := d.Register(ctx, inst); err != nil {
+			t.Fatal(err)
+		}
+		proxy.BlackHole()
+		testkit.WaitState(t, c, connstate.Lost)
+		proxy.SetDelay(3 * time.Millisecond)
+		proxy.Restore()
+		testkit.WaitState(t, c, connstate.Reconnected)
+		short, cancel := context.WithTimeout(ctx, time.Duration(k)*2*time.Millisecond)
+		if k%2 == 0 {
+			_ = d.Unregister(short, inst)
+		} else {
+			_ = d.Close(short)
+		}
+		cancel()
+		_ = d.Close(ctx)
+		testkit.Eventually(t, "the instance is gone", func() bool { return len(testkit.Children(t, watcher, "/services/orders")) == 0 })
+		if _, err := c.Create(ctx, "/marker", nil, framework.WithMode(framework.Ephemeral)); err != nil {
+			t.Fatal(err)
+		}
+		if err := watcher.Sync(ctx, "/services"); err != nil {
+			t.Fatal(err)
+		}
+		if ids := testkit.Children(t, watcher, "/services/orders"); len(ids) != 0 {
+			t.Fatalf("round %d: ghost instance %v registered again after %s returned", k, ids, map[bool]string{true: "Unregister", false: "Close"}[k%2 == 0])
+		}
+		if err := c.Delete(ctx, "/marker"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	testkit.AwaitWatchCount(t, zkAddr, 0, c)
 }
