@@ -36,13 +36,19 @@
 // node is older than it (by czxid). A "ready" left by an earlier round whose
 // members never left (they crashed, or only ever entered) does not let the
 // next round through, where Curator lets a lone member pass; the member that
-// finds n members replaces it. Members of one round should not enter the
-// next one before they have left this one: an early entrant is counted by
-// the leavers of the round before.
+// finds n members replaces it. Leave uses the same rule: its round is the
+// members made before the ready node that let it in, so a member that enters
+// the next round at once (even under the handle's old name) is neither
+// waited for nor has its ready node deleted. Members of one round should
+// still not enter the next one before they have left this one: an early
+// entrant counts the members of this round that have not left yet.
 //
 // Leave follows Curator's protocol (the lowest member waits for the highest
 // to go, the others delete their node and wait for the lowest) on watches
 // of one node at a time, separate from Enter's: neither wakes the other.
+// Unlike Curator's, it reads its round again after every wake-up and
+// returns only when nobody of the round is left: a reconnection or a new
+// session never lets a member out while the lowest is still in.
 // A Leave whose ctx ends returns its error without spinning (CURATOR-536),
 // and still leaves: its node is deleted.
 //
