@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
+	"time"
 
+	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/locking"
@@ -165,4 +168,56 @@ func TestWaiterGoroutinesDoNotGrowWithMaxChanges(t *testing.T) {
 			mustRelease(t, r.lease)
 		})
 	}
+}
+
+// A wake-up is not the condition (issue 33's class, GH-1290's pattern): a
+// V2 waiter, the gate holder waiting on leases/, is cut off long enough
+// for its gate hold to end (Suspended), and the connection comes back
+// while the one lease is still held elsewhere. The reconnect must not
+// admit it: it starts over with a new lease node and counts again. A
+// waiter that took the reconnect for a release would return without a new
+// lease node: that fails the wait below at once.
+func TestV2WaiterNotAdmittedByReconnect(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
+	other := testkit.Connect(t, zkAddr, ns)
+	holder, err := semaphore.New(other, semPath, 1).Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newProxy(t)
+	wc := testkit.Connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(4*time.Second))
+	w := acquireAsync(ctx, semaphore.New(wc, semPath, 1))
+	leases := semPath + "/leases"
+	notReturned := func(ch []string) {
+		select {
+		case r := <-w:
+			t.Fatalf("the waiter returned %v, %v with the one lease held elsewhere (leases/: %v)", r.lease, r.err, ch)
+		default:
+		}
+	}
+	waitChildren(t, other, leases, "the waiter's lease node", func(ch []string) bool { notReturned(ch); return len(ch) == 2 })
+	var first string
+	for _, n := range testkit.Children(t, other, leases) {
+		if semPath+"/leases/"+n != holder.Node() {
+			first = n
+		}
+	}
+
+	proxy.Cut()
+	testkit.WaitState(t, wc, connstate.Suspended)
+	proxy.Restore()
+	waitChildren(t, other, leases, "the waiter's new lease node", func(ch []string) bool {
+		notReturned(ch)
+		return len(ch) == 2 && !slices.Contains(ch, first)
+	})
+	pending(t, w, "the waiter after a reconnect, with the one lease held elsewhere")
+
+	mustRelease(t, holder)
+	r := await(t, w)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	mustRelease(t, r.lease)
 }
