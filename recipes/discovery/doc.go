@@ -24,16 +24,24 @@
 // session is lost the instance is registered again in the new session, once
 // the old node has gone, with the data of the latest Update; a node of
 // another session with the same id is never deleted or overwritten.
-// Unregister is owner-checked and guaranteed, so an Unregister racing a
-// reconnection leaves nothing behind. Close unregisters the Dynamic
-// instances and keeps the Static and Permanent ones (CURATOR-94).
+// A restarted process whose previous session's node still holds its id
+// waits for that node to go (FailIfOwned refuses instead). Unregister is
+// owner-checked and guaranteed, so an Unregister racing a reconnection
+// leaves nothing behind; a write abandoned when its ctx ends is cleaned
+// up once it has had its turn, so no instance is left that the caller
+// was told is not registered. Close unregisters the Dynamic instances and
+// keeps the Static and Permanent ones (CURATOR-94). Empty IDs and
+// addresses get the defaults of Curator's builder (RegisterInstance
+// reports them).
 //
 // ServiceCache follows one service's instances with recipes/cache, from an
 // empty or missing service on, through the service node's deletion and
 // re-creation; Provider picks an instance from it (round robin, random,
-// sticky, filters, Curator's down-instance policy). Instance nodes that are
-// not Curator's JSON are skipped, logged and counted
-// (curator.discovery.malformed), never hiding the valid ones.
+// sticky, filters, Curator's down-instance policy). Instance JSON is read
+// as Curator 5.4 reads it, Jackson's default coercions included
+// ("port":"8080", 8080.0...); instance nodes Curator cannot read either
+// are skipped, logged and counted (curator.discovery.malformed), never
+// hiding the valid ones.
 //
 // # Connection loss
 //
