@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/retry"
 )
 
 // Event is a change of leader seen by Observe.
@@ -36,10 +37,11 @@ func (ev Event) NoLeader() bool { return ev.Node == "" }
 // it ends. Each change of the directory, and each reconnection (changes
 // made while disconnected were not seen), makes it look again; a leader
 // that comes and goes between two looks is not seen: what is seen is
-// each look's leader, in order, with no repeats. On a path that holds
-// another layout's nodes (ErrLayoutMismatch) no event is sent: Observe
-// logs it at Warn and looks again after a pause growing to 2 s. A nil
-// Election's channel is closed at once.
+// each look's leader, in order, with no repeats. A look that fails for a
+// reason retrying cannot mend by itself (another layout's nodes on the
+// path, ErrLayoutMismatch; a node the client may not read, zk.ErrNoAuth)
+// sends no event: Observe logs it at Warn and looks again after a pause
+// growing to 2 s. A nil Election's channel is closed at once.
 func (e *Election) Observe(ctx context.Context) <-chan Event {
 	out := make(chan Event)
 	if e.check(ctx) != nil {
@@ -79,10 +81,11 @@ func (e *Election) observe(ctx context.Context, out chan<- Event) {
 				}
 			case ctx.Err() != nil || errors.Is(err, framework.ErrClosed):
 				return
-			case errors.Is(err, ErrLayoutMismatch):
-				// Not a passing failure: say it where it is seen. The
-				// look goes on, in case the other layout's nodes go.
-				e.log.Warn("observe: the path holds another layout; trying again", zap.String("path", e.path), zap.Error(err))
+			case !retry.IsRetryable(err):
+				// Not a passing failure (another layout on the path, a
+				// node we may not read): say it where it is seen. The
+				// look goes on, in case the cause goes.
+				e.log.Warn("observe: look failed; trying again", zap.String("path", e.path), zap.Error(err))
 				retryIn.Reset(pause)
 				pause = min(2*pause, requeueMax)
 			default:
