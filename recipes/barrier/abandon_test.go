@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/barrier"
 	"github.com/gocurator/curator/zktest"
@@ -80,4 +82,52 @@ func TestEnterCancelledWhileDisconnectedLeavesNoMember(t *testing.T) {
 		t.Fatalf("a lone member = %v; want DeadlineExceeded", err)
 	}
 	testkit.AwaitWatchCount(t, zkAddr, 0, c, obs)
+}
+
+// A member's node deleted in the background (a Leave whose ctx ended while
+// disconnected leaves that delete behind) must not take the node of the
+// handle's next Enter: each Enter after the first makes its node under a
+// name of its own, so the late delete finds nothing to delete. The next
+// membership is checked on the server once every request sent before a
+// later one has been answered.
+func TestBackgroundDeleteSparesTheNextEnter(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	ns := testkit.Unique(t)
+	proxy := zktest.NewProxy(t, zkAddr)
+	c := testkit.Connect(t, proxy.Addr(), ns, framework.WithErrorPolicy(connstate.SessionPolicy{}))
+	obs := testkit.Connect(t, zkAddr, ns)
+	d := barrier.NewDouble(c, barrierPath, 1)
+	for i := 0; i < 3; i++ {
+		if err := d.Enter(ctx); err != nil {
+			t.Fatal(err)
+		}
+		proxy.Cut()
+		testkit.WaitState(t, c, connstate.Suspended)
+		short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		err := d.Leave(short)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Leave while disconnected = %v; want DeadlineExceeded", err)
+		}
+		proxy.Restore()
+		testkit.WaitState(t, c, connstate.Reconnected)
+		if err := d.Enter(ctx); err != nil {
+			t.Fatal(err)
+		}
+		node := barrier.Node(d)
+		testkit.Eventually(t, "the background delete done", func() bool {
+			ms := members(t, obs)
+			return len(ms) <= 1
+		})
+		if _, err := c.Exists(ctx, barrierPath); err != nil { // after all sent before
+			t.Fatal(err)
+		}
+		if st, err := obs.Exists(ctx, node); err != nil || st == nil {
+			t.Fatalf("round %d: the entered member's node %s is gone (%v): a late delete took it while Err is %v", i, node, err, d.Err())
+		}
+		if err := d.Leave(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

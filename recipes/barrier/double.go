@@ -20,7 +20,9 @@ const readyNode = "ready"
 // Double is Curator's DistributedDoubleBarrier: members Enter and wait
 // until n are present, compute, then Leave and wait until all have left.
 // The handle is one member (its node's name is chosen when it is made, as
-// Curator's is); members in one process use a handle each. Enter and Leave
+// Curator's is, and again at every later Enter, so that a late delete of
+// an earlier node never takes a newer one); members in one process use a
+// handle each. Enter and Leave
 // of one handle run one at a time. A nil *Double returns ErrNilHandle.
 type Double struct {
 	c    *framework.Client
@@ -39,6 +41,10 @@ type Double struct {
 	// opened is the czxid of the ready node that let us in: the members
 	// of our round are those made before it (Leave waits for them alone).
 	opened int64
+	// used is set by the first Enter: every later one draws a new name,
+	// so that a delete of an earlier node still on its way (in the
+	// background after a connection loss) cannot take the new one.
+	used bool
 
 	member membership // Done and Err's state while entered
 
@@ -151,11 +157,16 @@ func (d *Double) Enter(ctx context.Context) error {
 		}
 		return nil
 	}
+	if d.used {
+		d.name = uuid.NewString()
+		d.node = framework.JoinPath(d.path, d.name)
+	}
+	d.used = true
 	if err := d.enter(ctx); err != nil {
 		return d.wrap("enter", err)
 	}
 	d.entered = true
-	d.start(d.owner)
+	d.start(d.owner, d.node)
 	return nil
 }
 

@@ -19,16 +19,17 @@ type membership struct {
 	done    chan struct{} // closed when the membership ends; nil: never entered
 	err     error         // nil while entered
 	session int64         // the member node's session
+	node    string        // the member node's path (a later Enter's differs)
 	stop    func() bool   // unregisters the client's guard
 }
 
 // start begins a membership in session, guarded by the client: a state the
 // client's ErrorPolicy counts as an error, the session's end (at once if it
 // ended already) or Close ends it.
-func (d *Double) start(session int64) {
+func (d *Double) start(session int64, node string) {
 	m := &d.member
 	m.mu.Lock()
-	m.done, m.err, m.session, m.stop = make(chan struct{}), nil, session, nil
+	m.done, m.err, m.session, m.node, m.stop = make(chan struct{}), nil, session, node, nil
 	done := m.done
 	m.mu.Unlock()
 	stop := d.c.Guard(session, func(closed bool, s connstate.State) {
@@ -61,7 +62,7 @@ func (d *Double) end(done chan struct{}, err error, del bool) {
 	}
 	m.err = err
 	close(done)
-	stop := m.stop
+	stop, node := m.stop, m.node
 	m.stop = nil
 	m.mu.Unlock()
 	if stop != nil {
@@ -75,7 +76,7 @@ func (d *Double) end(done chan struct{}, err error, del bool) {
 	// once, where it keeps trying until it succeeds or the client closes.
 	bg, cancel := context.WithCancel(context.Background())
 	cancel()
-	_ = d.c.Delete(bg, d.node, framework.Guaranteed(), framework.Quietly())
+	_ = d.c.Delete(bg, node, framework.Guaranteed(), framework.Quietly())
 }
 
 // live ends the membership if its session can no longer be alive by the
