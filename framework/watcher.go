@@ -110,6 +110,7 @@ type Watcher struct {
 	syncSeq  uint64
 	fallback bool          // served by one-shot watches
 	armed    chan struct{} // closed once the one-shot watches are first set
+	armErr   error         // why Watch's own first arming failed (zk.ErrNoAuth)
 	gone     bool          // Watch failed: a late subscription is taken back
 	err      error
 	stopOnce sync.Once
@@ -191,10 +192,19 @@ func (c *Client) Watch(ctx context.Context, path string, opts ...WatchOption) (*
 		// Like the persistent watch, the one-shot ones are set before
 		// Watch returns.
 		select {
-		case <-w.startFallback():
+		case <-w.startFallback(true):
 		case <-ctx.Done():
+		}
+		w.mu.Lock()
+		err := w.armErr
+		w.mu.Unlock()
+		if err == nil {
+			// The fallback also ends (and arms) when the Watcher does.
+			err = ctx.Err()
+		}
+		if err != nil {
 			w.Close()
-			return nil, fmt.Errorf("watch %s: %w", path, ctx.Err())
+			return nil, fmt.Errorf("watch %s: %w", path, err)
 		}
 	}
 	return w, nil
@@ -422,7 +432,7 @@ func (w *Watcher) resync(newSession, armed bool) bool {
 	if armed {
 		return true
 	}
-	w.startFallback()
+	w.startFallback(false)
 	return false
 }
 
@@ -473,8 +483,14 @@ func (w *Watcher) end(err error) {
 }
 
 // startFallback switches a node Watcher to one-shot watches, and returns
-// a channel closed once they are first set (or the Watcher ended).
-func (w *Watcher) startFallback() <-chan struct{} {
+// a channel closed once they are first set (or the Watcher ended). strict
+// is set when Watch itself waits for the first arming: then a root the
+// client may not read ends the fallback with armErr (zk.ErrNoAuth), which
+// Watch returns. Otherwise (a switch at a reconnection, after Watch
+// returned) such a root is watched by its existence alone, as are
+// unreadable nodes below it, rather than waiting for a permission that
+// may never come.
+func (w *Watcher) startFallback(strict bool) <-chan struct{} {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.fallback {
@@ -484,11 +500,19 @@ func (w *Watcher) startFallback() <-chan struct{} {
 	w.armed = make(chan struct{})
 	w.wg.Add(1)
 	if w.recursive {
-		go w.runTreeFallback(w.armed)
+		go w.runTreeFallback(w.armed, strict)
 	} else {
-		go w.runFallback(w.armed)
+		go w.runFallback(w.armed, strict)
 	}
 	return w.armed
+}
+
+// failArming records why Watch's first arming failed; the fallback then
+// ends, and its deferred arm lets Watch see it.
+func (w *Watcher) failArming(err error) {
+	w.mu.Lock()
+	w.armErr = err
+	w.mu.Unlock()
 }
 
 // runFallback watches the node with one-shot watches, set again after
@@ -498,7 +522,16 @@ func (w *Watcher) startFallback() <-chan struct{} {
 // the watches' own: each read that sets a watch again is compared with
 // the last (czxid, mzxid, pzxid), and what changed is reported. It runs
 // until the Watcher ends.
-func (w *Watcher) runFallback(armed chan struct{}) {
+//
+// exists needs no permission, getChildren needs READ: on a node the
+// client may not read only the exists watch can be set. Waiting for a
+// state change before trying the children watch again would wait for
+// ever (no reconnection grants the permission), and the exists watch
+// would never be set again either; so the node is watched by its exists
+// watch alone (its Pzxid still shows children changes at its next
+// event), and the children watch is tried again after each event. Only
+// Watch's own first arming (strict) fails instead, with zk.ErrNoAuth.
+func (w *Watcher) runFallback(armed chan struct{}, strict bool) {
 	defer w.wg.Done()
 	arm := sync.OnceFunc(func() { close(armed) })
 	defer arm()
@@ -508,6 +541,7 @@ func (w *Watcher) runFallback(armed chan struct{}) {
 		existsCh, childCh <-chan zk.Event
 		last              *zk.Stat // nil: the node is missing
 		known             bool     // last is a read's, not a guess
+		unreadable        bool     // the children watch was refused
 	)
 	defer w.resyncOnReconnect()()
 	defer func() {
@@ -545,7 +579,7 @@ func (w *Watcher) runFallback(armed chan struct{}) {
 			existsCh = ch
 			see(stat)
 		}
-		if last != nil && childCh == nil {
+		if last != nil && childCh == nil && !unreadable {
 			_, stat, ch, err := w.c.ChildrenW(ctx, w.path)
 			switch {
 			case err == nil:
@@ -553,6 +587,11 @@ func (w *Watcher) runFallback(armed chan struct{}) {
 				see(stat)
 			case errors.Is(err, zk.ErrNoNode):
 				see(nil)
+			case errors.Is(err, zk.ErrNoAuth) && strict:
+				w.failArming(err)
+				return
+			case errors.Is(err, zk.ErrNoAuth):
+				unreadable = true
 			default:
 				if !w.pause(end, changed) {
 					return
@@ -561,9 +600,11 @@ func (w *Watcher) runFallback(armed chan struct{}) {
 			}
 		}
 		arm()
+		strict = false
 		select {
 		case <-existsCh:
 			existsCh = nil
+			unreadable = false // its permission may have changed: try again
 		case <-childCh:
 			childCh = nil
 		case <-changed:

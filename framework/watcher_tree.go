@@ -20,6 +20,16 @@ import (
 // an exists watch (it may be created); the nodes below it a data watch
 // (GetW: none is left on a node that is gone). It costs two server watches
 // per node where the persistent watch costs one per tree.
+//
+// exists needs no permission, getData and getChildren need READ. A node
+// the client may not read is watched by an exists watch alone, and its
+// children are not (they cannot be listed): it is reported like any
+// other node (created, data changed, deleted: what the exists watch and
+// the stat show), and listed again after each of its events in case its
+// permission changed. Waiting for the permission instead, as for a
+// connection, would wait for ever and leave the whole tree unwatched.
+// Only Watch's own first load (strict) fails, with zk.ErrNoAuth, when the
+// root itself cannot be listed.
 
 // treeWatch is one pending one-shot watch of the fallback.
 type treeWatch struct {
@@ -37,21 +47,29 @@ type treeFallback struct {
 	chanCases []reflect.SelectCase
 	watches   []treeWatch
 	lost      bool // a watch reported the session's end: load again
+	strict    bool // Watch's first load: an unreadable root fails it
+	// before is the tree as last reported, kept while it is loaded
+	// again (lost) until a load succeeds: what changed meanwhile is
+	// reported from it.
+	before map[string]*treeNode
 }
 
 type treeNode struct {
 	stat     *zk.Stat
 	children map[string]bool
+	// unreadable: the children watch was refused (no READ); the node is
+	// watched by its exists watch alone.
+	unreadable bool
 }
 
 // runTreeFallback runs the recursive fallback until the Watcher ends.
-func (w *Watcher) runTreeFallback(armed chan struct{}) {
+func (w *Watcher) runTreeFallback(armed chan struct{}, strict bool) {
 	defer w.wg.Done()
 	arm := sync.OnceFunc(func() { close(armed) })
 	defer arm()
 	ctx, end, cancel := w.fallbackContext()
 	defer cancel()
-	t := &treeFallback{w: w, ctx: ctx, nodes: map[string]*treeNode{}}
+	t := &treeFallback{w: w, ctx: ctx, nodes: map[string]*treeNode{}, strict: strict}
 	defer t.giveBack()
 	defer w.resyncOnReconnect()()
 	loaded := false
@@ -60,19 +78,35 @@ func (w *Watcher) runTreeFallback(armed chan struct{}) {
 		if !loaded || t.lost {
 			// Watches of a load that failed, or of an ended session,
 			// are given back before the tree is read again.
+			if loaded && t.before == nil {
+				t.before = t.nodes
+			}
 			t.giveBack()
 			t.reset()
 			if err := t.load(w.path, false); err != nil {
 				t.giveBack()
 				t.reset()
+				if t.strict && errors.Is(err, zk.ErrNoAuth) {
+					w.failArming(err)
+					return
+				}
 				if !w.pause(end, changed) {
 					return
 				}
 				continue
 			}
+			if t.before != nil {
+				// The resync marker of a reconnection is queued as the
+				// state changes, maybe before this load: a consumer that
+				// read again at the marker may have missed what changed
+				// until the watches were set again. Reported here.
+				t.reportSince(t.before)
+				t.before = nil
+			}
 			loaded = true
 		}
 		arm()
+		t.strict = false
 		t.cases = append(t.cases[:0:0], reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(changed)},
 			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(end)})
 		i, v, ok := reflect.Select(t.allCases())
@@ -132,20 +166,28 @@ func (t *treeFallback) load(path string, report bool) error {
 	if err != nil || stat == nil {
 		return err
 	}
-	return t.loadKnown(path, report)
+	return t.loadKnown(path, stat, report)
 }
 
-// loadKnown is load for a node whose own watch is set and that exists.
-func (t *treeFallback) loadKnown(path string, report bool) error {
+// loadKnown is load for a node whose own watch is set and that exists;
+// stat is what that watch's read found.
+func (t *treeFallback) loadKnown(path string, stat *zk.Stat, report bool) error {
 	kids, st, cch, err := t.w.c.ChildrenW(t.ctx, path)
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil // its deletion is on its way on the node's watch
 	}
-	if err != nil {
+	unreadable := errors.Is(err, zk.ErrNoAuth)
+	switch {
+	case unreadable && t.strict && path == t.w.path:
 		return err
+	case unreadable:
+		st, kids = stat, nil
+	case err != nil:
+		return err
+	default:
+		t.addWatch(path, ChildWatch, cch)
 	}
-	t.addWatch(path, ChildWatch, cch)
-	n := &treeNode{stat: st, children: map[string]bool{}}
+	n := &treeNode{stat: st, children: map[string]bool{}, unreadable: unreadable}
 	t.nodes[path] = n
 	if report {
 		t.w.queue(WatchEvent{Type: WatchCreated, Path: path, Zxid: st.Czxid})
@@ -173,6 +215,18 @@ func (t *treeFallback) watchNode(path string) (*zk.Stat, error) {
 		return stat, nil
 	}
 	_, stat, ch, err := t.w.c.GetW(t.ctx, path)
+	if errors.Is(err, zk.ErrNoAuth) {
+		// Not readable: its exists watch needs no permission. Should the
+		// node be gone meanwhile, that watch waits for a creation; it is
+		// tracked, fires unheard (fired ignores a node not known) or is
+		// given back at the end.
+		stat, ch, err = t.w.c.ExistsW(t.ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		t.addWatch(path, ExistWatch, ch)
+		return stat, nil
+	}
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil, nil
 	}
@@ -191,40 +245,7 @@ func (t *treeFallback) fired(tw treeWatch) error {
 		if n == nil {
 			return nil // deleted meanwhile
 		}
-		kids, st, ch, err := t.w.c.ChildrenW(t.ctx, tw.path)
-		if errors.Is(err, zk.ErrNoNode) {
-			return nil // the node's watch reports it
-		}
-		if err != nil {
-			return err
-		}
-		t.addWatch(tw.path, ChildWatch, ch)
-		t.data(tw.path, n, st)
-		now := map[string]bool{}
-		for _, k := range kids {
-			now[k] = true
-		}
-		old := make([]string, 0, len(n.children))
-		for k := range n.children {
-			old = append(old, k)
-		}
-		sort.Strings(old)
-		for _, k := range old {
-			if !now[k] {
-				delete(n.children, k)
-				t.deleted(JoinPath(tw.path, k))
-			}
-		}
-		sort.Strings(kids)
-		for _, k := range kids {
-			if !n.children[k] {
-				n.children[k] = true
-				if err := t.load(JoinPath(tw.path, k), true); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
+		return t.relist(tw.path, n)
 	}
 	if tw.path != t.w.path && n == nil {
 		return nil // a node already reported deleted: not watched again
@@ -242,12 +263,62 @@ func (t *treeFallback) fired(tw treeWatch) error {
 		}
 	case stat != nil && n == nil:
 		// The root, created.
-		return t.loadKnown(tw.path, true)
+		return t.loadKnown(tw.path, stat, true)
 	case stat != nil && stat.Czxid != n.stat.Czxid:
 		t.deleted(tw.path)
-		return t.loadKnown(tw.path, true)
+		return t.loadKnown(tw.path, stat, true)
 	case stat != nil:
 		t.data(tw.path, n, stat)
+		if n.unreadable {
+			// Its permission may have changed: list it again.
+			return t.relist(tw.path, n)
+		}
+	}
+	return nil
+}
+
+// relist lists a known node's children again, setting its children watch,
+// and reports the children gone (with their subtrees) and new (with
+// theirs). A node the client may no longer read keeps its exists watch
+// alone (see unreadable).
+func (t *treeFallback) relist(path string, n *treeNode) error {
+	kids, st, ch, err := t.w.c.ChildrenW(t.ctx, path)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil // the node's watch reports it
+	}
+	if errors.Is(err, zk.ErrNoAuth) {
+		n.unreadable = true
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	n.unreadable = false
+	t.addWatch(path, ChildWatch, ch)
+	t.data(path, n, st)
+	now := map[string]bool{}
+	for _, k := range kids {
+		now[k] = true
+	}
+	old := make([]string, 0, len(n.children))
+	for k := range n.children {
+		old = append(old, k)
+	}
+	sort.Strings(old)
+	for _, k := range old {
+		if !now[k] {
+			delete(n.children, k)
+			t.deleted(JoinPath(path, k))
+		}
+	}
+	sort.Strings(kids)
+	for _, k := range kids {
+		if !n.children[k] {
+			n.children[k] = true
+			if err := t.load(JoinPath(path, k), true); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -277,6 +348,37 @@ func (t *treeFallback) deleted(path string) {
 	}
 	delete(t.nodes, path)
 	t.w.queue(WatchEvent{Type: WatchDeleted, Path: path})
+}
+
+// reportSince reports how the tree just loaded differs from before, the
+// tree as last reported: deletions deepest first, then creations parents
+// first, then data changes.
+func (t *treeFallback) reportSince(before map[string]*treeNode) {
+	gone := make([]string, 0)
+	for p, n := range before {
+		if m := t.nodes[p]; m == nil || m.stat.Czxid != n.stat.Czxid {
+			gone = append(gone, p)
+		}
+	}
+	// In reverse order a node's descendants come before it.
+	sort.Sort(sort.Reverse(sort.StringSlice(gone)))
+	for _, p := range gone {
+		t.w.queue(WatchEvent{Type: WatchDeleted, Path: p})
+	}
+	now := make([]string, 0, len(t.nodes))
+	for p := range t.nodes {
+		now = append(now, p)
+	}
+	sort.Strings(now)
+	for _, p := range now {
+		m, n := t.nodes[p], before[p]
+		switch {
+		case n == nil || n.stat.Czxid != m.stat.Czxid:
+			t.w.queue(WatchEvent{Type: WatchCreated, Path: p, Zxid: m.stat.Czxid})
+		case n.stat.Mzxid != m.stat.Mzxid:
+			t.w.queue(WatchEvent{Type: WatchDataChanged, Path: p, Zxid: m.stat.Mzxid})
+		}
+	}
 }
 
 // giveBack removes the watches still set when the Watcher ends.
