@@ -131,3 +131,52 @@ func TestBackgroundDeleteSparesTheNextEnter(t *testing.T) {
 		}
 	}
 }
+
+// Pitfall 25 for Barrier: a Remove (or Set) whose ctx ends at any point is
+// never applied after the caller moved on: the Set (or Remove) that
+// follows it is the state that stays once every request sent before a
+// later one has been answered. A late Remove would open a barrier its
+// owner had just closed again.
+func TestCancelledBarrierWritesAreNotAppliedLater(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	proxy := zktest.NewProxy(t, zkAddr)
+	c := testkit.Connect(t, proxy.Addr(), ns)
+	obs := testkit.Connect(t, zkAddr, ns)
+	b := barrier.New(c, "/gate")
+	proxy.SetDelay(30 * time.Millisecond)
+	for i := 0; i < 16; i++ {
+		closing := i%2 == 0 // cancel a Remove, then Set; or the other way
+		ctx, cancel := context.WithCancel(testkit.Ctx(t))
+		stop := time.AfterFunc(time.Duration(i/2)*10*time.Millisecond, cancel)
+		var err error
+		if closing {
+			err = b.Remove(ctx)
+		} else {
+			err = b.Set(ctx)
+		}
+		stop.Stop()
+		cancel()
+		if err != nil && !errors.Is(err, context.Canceled) {
+			t.Fatalf("try %d: %v", i, err)
+		}
+		if closing {
+			err = b.Set(testkit.Ctx(t))
+		} else {
+			err = b.Remove(testkit.Ctx(t))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Exists(testkit.Ctx(t), "/gate"); err != nil { // after all sent before
+			t.Fatal(err)
+		}
+		st, err := obs.Exists(testkit.Ctx(t), "/gate")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (st != nil) != closing {
+			t.Fatalf("try %d: closed %v after the last call, which should leave it closed %v: a cancelled call landed later", i, st != nil, closing)
+		}
+	}
+}

@@ -35,7 +35,10 @@ func (b *Barrier) wrap(op string, err error) error {
 
 // Set closes the barrier: it makes the node (and its missing ancestors, as
 // containers). A closed barrier stays closed. A node that holds a double
-// barrier (see Wait) is refused with ErrLayoutMismatch and left alone.
+// barrier (see Wait) is refused with ErrLayoutMismatch and left alone. The
+// create in flight when ctx ends is waited for up to a second more, so a
+// Set that failed is never applied later (over a later Remove): nil if it
+// was applied. Remove likewise.
 func (b *Barrier) Set(ctx context.Context) error {
 	if b == nil {
 		return ErrNilHandle
@@ -43,8 +46,9 @@ func (b *Barrier) Set(ctx context.Context) error {
 	if b.err != nil {
 		return b.wrap("set", b.err)
 	}
-	_, err := b.c.Create(ctx, b.path, nil, framework.CreatingParentContainers())
-	switch {
+	wctx, done := graced(ctx)
+	_, err := b.c.Create(wctx, b.path, nil, framework.CreatingParentContainers())
+	switch err = done(err); {
 	case errors.Is(err, zk.ErrNodeExists):
 		// Closed already, unless the node is a double barrier's.
 		stat, err := b.c.Exists(ctx, b.path)
@@ -70,7 +74,8 @@ func (b *Barrier) Remove(ctx context.Context) error {
 	if b.err != nil {
 		return b.wrap("remove", b.err)
 	}
-	if err := b.c.Delete(ctx, b.path, framework.Quietly()); err != nil {
+	wctx, done := graced(ctx)
+	if err := done(b.c.Delete(wctx, b.path, framework.Quietly())); err != nil {
 		if errors.Is(err, zk.ErrNotEmpty) {
 			// Say why, if the children are a double barrier's.
 			if stat, serr := b.c.Exists(ctx, b.path); serr == nil {
