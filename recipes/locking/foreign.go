@@ -29,16 +29,19 @@ type Foreign struct {
 	Dir string
 }
 
-// The layouts of Curator's lock recipes that share a lock path's children.
-// The mutex's mark is also the V1 semaphore's and LeaderSelector's (they
-// are InterProcessMutex's layout with another limit): names cannot tell
-// those apart.
+// The layouts of Curator's lock and election recipes that share a lock
+// path's children. The mutex's mark is also the V1 semaphore's and
+// LeaderSelector's (they are InterProcessMutex's layout with another
+// limit): names cannot tell those apart.
 var (
 	// MutexLayout is InterProcessMutex's: "_c_<uuid>-lock-<seq>".
 	MutexLayout = Foreign{Layout: "mutex (or V1 semaphore)", Marks: []string{"lock-"}}
 	// ReadWriteLayout is InterProcessReadWriteLock's: "__READ__" and
 	// "__WRIT__" nodes in one directory.
 	ReadWriteLayout = Foreign{Layout: "read/write lock", Marks: []string{"__READ__", "__WRIT__"}}
+	// LatchLayout is LeaderLatch's: "_c_<uuid>-latch-<seq>" (package
+	// leader's default layout).
+	LatchLayout = Foreign{Layout: "leader latch", Marks: []string{"latch-"}}
 	// SemaphoreV2Layout is InterProcessSemaphoreV2's (and
 	// InterProcessSemaphoreMutex's): any node in "<path>/leases", a lease
 	// or a V1 semaphore's trace, which V2 counts as one.

@@ -9,9 +9,9 @@
 // mutex. The lock path and its missing ancestors are created as containers,
 // which the server deletes once empty. Children without the lock name are
 // ignored; another lock recipe's nodes (a read/write lock's "__READ__" or
-// "__WRIT__", a semaphore's leases in "<path>/leases") are refused with
-// ErrLayoutMismatch (locking.RefusingLayouts). Go and Java processes
-// contend correctly on one path.
+// "__WRIT__", a leader latch's, a semaphore's leases in "<path>/leases")
+// are refused with ErrLayoutMismatch (locking.RefusingLayouts). Go and
+// Java processes contend correctly on one path.
 //
 // # Guarantees
 //

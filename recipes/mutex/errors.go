@@ -15,7 +15,8 @@ var (
 	ErrNilHandle   = framework.ErrNilHandle
 	// ErrLayoutMismatch is returned by an acquire on a path that holds
 	// another recipe's nodes: a read/write lock's ("__READ__",
-	// "__WRIT__"), or a semaphore's leases in "<path>/leases". Each
+	// "__WRIT__"), a leader latch's ("latch-"), or a semaphore's leases in
+	// "<path>/leases". Each
 	// ignores the other's nodes, so neither would exclude the other's
 	// holders; the acquire fails instead, leaves no node, and the error
 	// names the node found.

@@ -48,7 +48,7 @@ func New(c *framework.Client, path string, opts ...Option) *Mutex {
 	}
 	d := locking.StandardDriver{LockName: "lock-", Data: data}
 	l := locking.New(c, path, d, locking.WithInvalid(o.err), locking.WithName(o.telemetryName),
-		locking.RefusingLayouts(locking.ReadWriteLayout, locking.SemaphoreV2Layout))
+		locking.RefusingLayouts(locking.ReadWriteLayout, locking.LatchLayout, locking.SemaphoreV2Layout))
 	m.r = reentrant.New(l, d, "mutex "+path, hooks)
 	return m
 }

@@ -13,8 +13,9 @@
 // its write node's sequence number, as Curator 5.5 and later do. The lock
 // path and its missing ancestors are created as containers, which the
 // server deletes once empty. Children that carry neither lock name are
-// ignored; another lock recipe's nodes (a mutex's "lock-", a semaphore's
-// leases in "<path>/leases") are refused with ErrLayoutMismatch
+// ignored; another lock recipe's nodes (a mutex's "lock-", a leader
+// latch's, a semaphore's leases in "<path>/leases") are refused with
+// ErrLayoutMismatch
 // (locking.RefusingLayouts). Go and Java processes contend correctly on
 // one path.
 //

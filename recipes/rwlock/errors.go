@@ -20,9 +20,9 @@ var (
 	ErrUpgradeNotSupported = errors.New("curator: upgrading a read lock to a write lock is not supported")
 	ErrNilHandle           = framework.ErrNilHandle
 	// ErrLayoutMismatch is returned by an acquire (read or write) on a
-	// path that holds another recipe's nodes: a mutex's or V1
-	// semaphore's ("lock-"), or a semaphore's leases in
-	// "<path>/leases". Each ignores the other's nodes, so neither would
+	// path that holds another recipe's nodes: a mutex's, V1
+	// semaphore's or LeaderSelector's ("lock-"), a leader latch's
+	// ("latch-"), or a semaphore's leases in "<path>/leases". Each ignores the other's nodes, so neither would
 	// exclude the other's holders; the acquire fails instead, leaves no
 	// node, and the error names the node found.
 	ErrLayoutMismatch = framework.ErrLayoutMismatch

@@ -36,10 +36,11 @@ func New(c *framework.Client, path string, opts ...Option) *RWLock {
 		}
 	}
 	rw := &RWLock{}
-	// A mutex's (or V1 semaphore's) nodes, or a semaphore's leases, on
-	// the path would be ignored by our drivers, and ours by theirs.
+	// A mutex's (or V1 semaphore's, or LeaderSelector's) nodes, a leader
+	// latch's, or a semaphore's leases, on the path would be ignored by
+	// our drivers, and ours by theirs.
 	lopts := []locking.Option{locking.WithName(o.telemetryName),
-		locking.RefusingLayouts(locking.MutexLayout, locking.SemaphoreV2Layout)}
+		locking.RefusingLayouts(locking.MutexLayout, locking.LatchLayout, locking.SemaphoreV2Layout)}
 	if c != nil {
 		lopts = append(lopts, locking.WithLogger(c.Logger().Named("rwlock")))
 	}

@@ -66,7 +66,7 @@ func New(c *framework.Client, path string, maxLeases int, opts ...Option) *Semap
 			d = v1Driver{s}
 			// A V1 semaphore's nodes are a mutex's: the V2 layout is
 			// found by its trace's listing (Begin).
-			refuse = locking.RefusingLayouts(locking.ReadWriteLayout)
+			refuse = locking.RefusingLayouts(locking.ReadWriteLayout, locking.LatchLayout)
 		}
 		s.loop = locking.New(c, path, d, locking.WithLogger(s.log), locking.WithLimit(s.limit),
 			locking.WithName(s.opts.telemetryName), refuse)

@@ -143,7 +143,7 @@ func (s *Semaphore) noV1(ctx context.Context, listing []string) error {
 			return fmt.Errorf("%w: V2 semaphore found V1 participant %q", ErrLayoutMismatch, leasesDir+"/"+c)
 		}
 	}
-	if err := locking.CheckForeign(ctx, s.c, s.path, nil, locking.MutexLayout, locking.ReadWriteLayout); err != nil {
+	if err := locking.CheckForeign(ctx, s.c, s.path, nil, locking.MutexLayout, locking.ReadWriteLayout, locking.LatchLayout); err != nil {
 		return fmt.Errorf("V2 semaphore: %w", err)
 	}
 	return nil
