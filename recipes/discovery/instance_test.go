@@ -172,7 +172,7 @@ func TestPayloadWrittenAsJacksonWritesIt(t *testing.T) {
 		{"astral", `{"s":"😀"}`, `{"s":"\uD83D\uDE00"}`},
 		{"lower-case escape", `{"s":"\u001f"}`, `{"s":"\u001F"}`},
 		{"solidus", `{"s":"\/"}`, `{"s":"/"}`},
-		{"numbers as written", `[1.0E20,-0.0,1e5,12345678901234567890]`, `[1.0E20,-0.0,1e5,12345678901234567890]`},
+		{"numbers as written", `{"n":[1.0E20,-0.0,1e5,12345678901234567890]}`, `{"n":[1.0E20,-0.0,1e5,12345678901234567890]}`},
 		{"key order kept", `{"z":1,"a":2,"@class":"x"}`, `{"z":1,"a":2,"@class":"x"}`},
 		{"scalar", `"str"`, `"str"`},
 	} {

@@ -32,6 +32,9 @@ import (
 //     number or a string of digits (0 DYNAMIC ... 3 DYNAMIC_SEQUENTIAL);
 //     null is null, a missing field is DYNAMIC; "" and lower case are
 //     refused.
+//   - The payload is read through Jackson's type tag: an array must be the
+//     wrapper ["class", value] and an object's "@class" a string. (A class
+//     a Java reader does not have fails there only, so it is kept.)
 //   - uriSpec takes a string, parsed as a template (UriSpec's String
 //     constructor), or an object whose "parts" is an array (missing or
 //     null: no part).
@@ -291,6 +294,9 @@ func decodeInstance(data []byte) (Instance, error) {
 		}
 	}
 	if p := bytes.TrimSpace(fields["payload"]); len(p) > 0 && string(p) != "null" {
+		if err := checkPayload(p); err != nil {
+			return Instance{}, err
+		}
 		out.Payload = json.RawMessage(bytes.Clone(p))
 	}
 	if raw, ok := fields["serviceType"]; ok {
@@ -311,4 +317,26 @@ func decodeInstance(data []byte) (Instance, error) {
 		out.Enabled = Bool(b)
 	}
 	return out, nil
+}
+
+// checkPayload refuses the payloads no Curator reader can read, whatever
+// its classes: a bare array, an "@class" that is not a string.
+func checkPayload(p []byte) error {
+	switch jsonKind(p) {
+	case '[':
+		if !typedArray(p) {
+			return fmt.Errorf("%w: payload is a bare JSON array (Jackson expects [\"class\", value])", ErrMalformed)
+		}
+	case '{':
+		var tag struct {
+			Class json.RawMessage `json:"@class"`
+		}
+		if err := json.Unmarshal(p, &tag); err != nil {
+			return fmt.Errorf("%w: payload: %w", ErrMalformed, err)
+		}
+		if tag.Class != nil && jsonKind(tag.Class) != '"' {
+			return fmt.Errorf("%w: payload \"@class\" is not a string: %s", ErrMalformed, tag.Class)
+		}
+	}
+	return nil
 }
