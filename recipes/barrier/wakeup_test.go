@@ -2,6 +2,7 @@ package barrier_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	stdatomic "sync/atomic"
 	"testing"
@@ -260,4 +261,70 @@ func TestBarrierWaitWakeUpIsNotTheBarrierOpening(t *testing.T) {
 			testkit.AwaitWatchCount(t, zkAddr, 0, wc)
 		})
 	}
+}
+
+// GH-1290 for a new session and a server restart (the reconnection case is
+// TestTimedEnterNeverPassesAlone): a member waiting alone in a barrier of 2
+// is woken and must not pass. After its session expired its node is gone:
+// Enter fails with ErrMemberLost and leaves nothing. After a restart its
+// session (and node) live on: it waits again, and passes with the second.
+func TestEnterWakeUpIsNotTheSecondMember(t *testing.T) {
+	t.Parallel()
+	t.Run("new session", func(t *testing.T) {
+		t.Parallel()
+		ctx := testkit.Ctx(t)
+		ns := testkit.Unique(t)
+		proxy := zktest.NewProxy(t, zkAddr)
+		c := testkit.Connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(3*time.Second))
+		obs := testkit.Connect(t, zkAddr, ns)
+		d := barrier.NewDouble(c, barrierPath, 2)
+		entered := async(func() error { return d.Enter(ctx) })
+		testkit.Eventually(t, "the member waiting", func() bool { return len(members(t, obs)) == 1 })
+		old := c.SessionID()
+		proxy.BlackHole()
+		testkit.WaitState(t, c, connstate.Lost)
+		proxy.Restore()
+		testkit.Eventually(t, "a new session", func() bool { return c.SessionID() != old && c.State() == connstate.Reconnected })
+		if err := await(t, entered, "Enter"); !errors.Is(err, barrier.ErrMemberLost) {
+			t.Fatalf("Enter after its session expired = %v; want ErrMemberLost", err)
+		}
+		testkit.Eventually(t, "no member", func() bool { return len(members(t, obs)) == 0 })
+		testkit.AwaitWatchCount(t, zkAddr, 0, c)
+	})
+	t.Run("server restart", func(t *testing.T) {
+		t.Parallel()
+		ctx := testkit.Ctx(t)
+		ns := testkit.Unique(t)
+		srv := zktest.StartServer(t)
+		c := testkit.Connect(t, srv.Addr(), ns)
+		d := barrier.NewDouble(c, barrierPath, 2)
+		entered := async(func() error { return d.Enter(ctx) })
+		testkit.Eventually(t, "the member waiting", func() bool { return len(members(t, c)) == 1 })
+		woken := barrier.Wakeups(d)
+		if err := srv.Restart(); err != nil {
+			t.Fatal(err)
+		}
+		testkit.WaitState(t, c, connstate.Reconnected)
+		testkit.Eventually(t, "the member woke", func() bool { return barrier.Wakeups(d) > woken })
+		testkit.AwaitWatch(t, srv.Addr(), c, barrierPath)
+		select {
+		case err := <-entered:
+			t.Fatalf("Enter returned %v after a restart with 1 of 2", err)
+		default:
+		}
+		second := barrier.NewDouble(testkit.Connect(t, srv.Addr(), ns), barrierPath, 2)
+		if err := second.Enter(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := await(t, entered, "Enter"); err != nil {
+			t.Fatal(err)
+		}
+		left := async(func() error { return d.Leave(ctx) })
+		if err := second.Leave(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := await(t, left, "Leave"); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
