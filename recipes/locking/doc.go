@@ -22,8 +22,10 @@
 // Every call of a Driver is made on the goroutine of the Acquire that owns
 // the node, one at a time; Layout once, by New. For each attempt (a new
 // node): Begin (AttemptDriver), then Node once, before the create; then
-// the Attempt's Check once, with the listing that came with the create;
-// and End once when the attempt is decided. For each listing, Sequence is
+// the loop's layout refusal (RefusingLayouts) and then the Attempt's Check
+// once, with the listing that came with the create; and End once when the
+// attempt is decided. The Attempt's Nodes are deleted with a failed
+// attempt's node, and by the Hold after its own node. For each listing, Sequence is
 // called for every child of the directory, then GetsTheLock once with the
 // sorted participants up to and including our node (those behind it cannot
 // change a decision, as new nodes only join behind; with AllChildren, every
@@ -64,8 +66,11 @@
 // The SPI a recipe author needs: Driver, Listing, Verdict and NodeSpec;
 // StandardDriver (the mutex's rule, for reuse); DirDriver and Layout;
 // AttemptDriver and Attempt; New and its Options (WithLimit, WithLogger,
-// WithErrorPolicy, WithOneSession, WithInvalid, and WithKind and WithName
-// for the telemetry); Loop (Acquire, TryAcquire, Participants, and Path,
+// WithErrorPolicy, WithOneSession, WithInvalid, RefusingLayouts, and
+// WithKind and WithName for the telemetry); Foreign, the layouts of
+// Curator's recipes (MutexLayout, ReadWriteLayout, LatchLayout,
+// SemaphoreV2Layout) and CheckForeign, one check of another recipe's
+// layout on a path for every recipe (framework.ErrLayoutMismatch); Loop (Acquire, TryAcquire, Participants, and Path,
 // Client and Err for the handle built on it); Hold; ErrNotHeld,
 // ErrLockLost and ErrWouldBlock. Helpers for drivers and the built-in
 // recipes: Sequence, SortChildren and Before (sequence numbers),
