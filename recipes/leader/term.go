@@ -153,8 +153,8 @@ func (t *Term) Err() error {
 // the session's deadline the first look finds it cancelled, and
 // context.Cause gives the term's Err. A context derived from it after the
 // term ended is cancelled at once; one derived earlier is cancelled in the
-// same call as this one, by a look at it, at the term, or when the client
-// notices the end (see docs/leader.md, "Contexts after a pause"). Every
+// same call as this one: by a look at this one, or once the client notices
+// the end (see docs/leader.md, "Contexts after a pause"). Every
 // call returns the same context; it costs a goroutine until the term ends.
 // A nil Term's is cancelled, with ErrNotLeader as its cause.
 func (t *Term) Context() context.Context {
