@@ -141,3 +141,59 @@ func TestUnregisterDuringReRegistrationLeavesNoGhost(t *testing.T) {
 	}
 	testkit.AwaitWatchCount(t, zkAddr, 0, c)
 }
+
+// The clean-up of an abandoned write must not undo the next one: a
+// Register cut short by its ctx, retried at once with the same instance
+// (same data, as a caller retrying after a timeout does), leaves the
+// retried registration in place, for every service type; likewise a
+// Register right after an Unregister that was cut short.
+func TestRetryAfterAbandonedWriteStays(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	ns := testkit.Unique(t)
+	proxy := zktest.NewProxy(t, zkAddr)
+	proxy.SetDelay(2 * time.Millisecond)
+	c := testkit.Connect(t, proxy.Addr(), ns)
+	watcher := testkit.Connect(t, zkAddr, ns)
+	d := open(t, c, "/services")
+	types := []discovery.ServiceType{discovery.Dynamic, discovery.Static, discovery.Permanent}
+	var want []string
+	for k := range 24 {
+		inst := instance("svc", fmt.Sprint("r", k), k)
+		inst.ServiceType = types[k%len(types)]
+		short, cancel := context.WithTimeout(ctx, time.Duration(k%8)*time.Millisecond)
+		if k%2 == 0 {
+			_ = d.Register(short, inst)
+		} else {
+			if err := d.Register(ctx, inst); err != nil {
+				t.Fatal(err)
+			}
+			_ = d.Unregister(short, inst)
+		}
+		cancel()
+		if err := d.Register(ctx, inst); err != nil {
+			t.Fatalf("retried Register of %s: %v", inst.ID, err)
+		}
+		want = append(want, inst.ID)
+	}
+	slices.Sort(want)
+	if _, err := c.Create(ctx, "/marker", nil, framework.WithMode(framework.Ephemeral)); err != nil {
+		t.Fatal(err)
+	}
+	// A retried Register returns only once the clean-up of the write it
+	// retries is done, so the server must hold every retried instance
+	// now, and still after more round trips of the writing session.
+	for range 3 {
+		if err := watcher.Sync(ctx, "/services"); err != nil {
+			t.Fatal(err)
+		}
+		ids := testkit.Children(t, watcher, "/services/svc")
+		slices.Sort(ids)
+		if joinIDs(ids) != joinIDs(want) {
+			t.Fatalf("instances %v, want the retried ones %v", ids, want)
+		}
+		if err := c.Sync(ctx, "/services"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -44,10 +44,11 @@ type Discovery struct {
 
 	done atomic.Bool // closed, for the picks that must not take mu
 
-	mu      sync.Mutex
-	closed  bool
-	regs    map[instanceKey]*registration
-	closers map[any]func() error // caches and providers made here
+	mu       sync.Mutex
+	closed   bool
+	regs     map[instanceKey]*registration
+	cleanups map[instanceKey]chan struct{} // closed when an abandoned write's clean-up is done
+	closers  map[any]func() error          // caches and providers made here
 }
 
 // registration is one instance registered by this Discovery.
@@ -80,7 +81,8 @@ func New(c *framework.Client, basePath string, opts ...Option) *Discovery {
 			metric.WithDescription("Instance nodes skipped because their data is not Curator's ServiceInstance JSON."))
 	}
 	return &Discovery{c: c, base: basePath, o: o, log: log, bad: bad,
-		regs: map[instanceKey]*registration{}, closers: map[any]func() error{}}
+		regs: map[instanceKey]*registration{}, closers: map[any]func() error{},
+		cleanups: map[instanceKey]chan struct{}{}}
 }
 
 func (d *Discovery) check() error {
@@ -185,6 +187,9 @@ func (d *Discovery) RegisterInstance(ctx context.Context, inst Instance) (Instan
 		return Instance{}, err
 	}
 	k := instanceKey{inst.Name, inst.ID}
+	if err := d.awaitCleanup(ctx, k); err != nil {
+		return Instance{}, err
+	}
 	for {
 		d.mu.Lock()
 		if d.closed {
@@ -237,7 +242,7 @@ func (d *Discovery) register(ctx context.Context, reg *registration, inst Instan
 			if !existed {
 				// Our create may have been sent and be applied after
 				// this call returns: look once it has had its turn.
-				d.inBackground(func(bctx context.Context) { _ = d.removeIfOurs(bctx, path, data) })
+				d.inBackground(instanceKey{inst.Name, inst.ID}, func(bctx context.Context) { _ = d.removeIfOurs(bctx, path, data) })
 			}
 			return fmt.Errorf("discovery: register %s: %w", path, err)
 		}
@@ -301,17 +306,54 @@ func (d *Discovery) writePersistent(ctx context.Context, path string, data []byt
 // started it has returned.
 const cleanupTimeout = 30 * time.Second
 
-// inBackground runs a clean-up of a write abandoned when its call's ctx
-// ended: the request may still reach the server, and ZooKeeper applies a
-// session's requests in order, so a read sent after it sees its effect.
-// It runs on a context of its own, bounded by cleanupTimeout, and ends at
-// once when the client closes.
-func (d *Discovery) inBackground(fn func(ctx context.Context)) {
+// inBackground runs the clean-up of instance k's write abandoned when its
+// call's ctx ended: the request may still reach the server, and ZooKeeper
+// applies a session's requests in order, so a read sent after it sees its
+// effect. It runs on a context of its own, bounded by cleanupTimeout,
+// after k's earlier clean-ups, and ends at once when the client closes.
+// The next Register, Update or Unregister of k waits for it
+// (awaitCleanup): a clean-up never deletes what a later call wrote.
+func (d *Discovery) inBackground(k instanceKey, fn func(ctx context.Context)) {
+	done := make(chan struct{})
+	d.mu.Lock()
+	prev := d.cleanups[k]
+	d.cleanups[k] = done
+	d.mu.Unlock()
 	go func() {
+		defer func() {
+			d.mu.Lock()
+			if d.cleanups[k] == done {
+				delete(d.cleanups, k)
+			}
+			d.mu.Unlock()
+			close(done)
+		}()
+		if prev != nil {
+			<-prev
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 		defer cancel()
 		fn(ctx)
 	}()
+}
+
+// awaitCleanup waits until no clean-up of instance k is pending, or ctx
+// ends (its error).
+func (d *Discovery) awaitCleanup(ctx context.Context, k instanceKey) error {
+	for {
+		d.mu.Lock()
+		ch := d.cleanups[k]
+		d.mu.Unlock()
+		if ch == nil {
+			return nil
+		}
+		select {
+		case <-ch:
+			// Another may have been queued meanwhile: look again.
+		case <-ctx.Done():
+			return fmt.Errorf("discovery: waiting for the clean-up of an abandoned write of %s/%s: %w", k.name, k.id, ctx.Err())
+		}
+	}
 }
 
 // removeIfOurs deletes the persistent instance node at path if it holds
@@ -350,8 +392,12 @@ func (d *Discovery) Update(ctx context.Context, inst Instance) error {
 	if err != nil {
 		return err
 	}
+	k := instanceKey{inst.Name, inst.ID}
+	if err := d.awaitCleanup(ctx, k); err != nil {
+		return err
+	}
 	d.mu.Lock()
-	reg := d.regs[instanceKey{inst.Name, inst.ID}]
+	reg := d.regs[k]
 	d.mu.Unlock()
 	if reg == nil {
 		return fmt.Errorf("%w: service %q instance %q", ErrNotRegistered, inst.Name, inst.ID)
@@ -401,6 +447,9 @@ func (d *Discovery) Unregister(ctx context.Context, inst Instance) error {
 		return err
 	}
 	k := instanceKey{inst.Name, inst.ID}
+	if err := d.awaitCleanup(ctx, k); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	reg := d.regs[k]
 	d.mu.Unlock()
@@ -408,7 +457,7 @@ func (d *Discovery) Unregister(ctx context.Context, inst Instance) error {
 		if !inst.ServiceType.persistent() || segment(inst.Name) != nil || segment(inst.ID) != nil {
 			return nil
 		}
-		return d.deletePersistent(ctx, d.instancePath(inst.Name, inst.ID), nil)
+		return d.deletePersistent(ctx, k, d.instancePath(inst.Name, inst.ID), nil)
 	}
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
@@ -427,7 +476,7 @@ func (d *Discovery) Unregister(ctx context.Context, inst Instance) error {
 // unregister deletes reg's node; reg.mu is held.
 func (d *Discovery) unregister(ctx context.Context, reg *registration) error {
 	if reg.node == nil {
-		return d.deletePersistent(ctx, reg.path, reg.data)
+		return d.deletePersistent(ctx, instanceKey{reg.inst.Name, reg.inst.ID}, reg.path, reg.data)
 	}
 	err := reg.node.Close(ctx)
 	reg.stop()
@@ -442,13 +491,13 @@ func (d *Discovery) unregister(ctx context.Context, reg *registration) error {
 // (any, for nil). If ctx ends or the connection fails first, the delete
 // goes on in the background (the error is returned), as a guaranteed
 // delete does: Unregister leaves no instance behind.
-func (d *Discovery) deletePersistent(ctx context.Context, path string, data []byte) error {
+func (d *Discovery) deletePersistent(ctx context.Context, k instanceKey, path string, data []byte) error {
 	err := d.removeIfOurs(ctx, path, data)
 	if err == nil {
 		return nil
 	}
 	if ctx.Err() != nil || retriable(err) {
-		d.inBackground(func(bctx context.Context) { _ = d.removeIfOurs(bctx, path, data) })
+		d.inBackground(k, func(bctx context.Context) { _ = d.removeIfOurs(bctx, path, data) })
 	}
 	return fmt.Errorf("discovery: unregister %s: %w", path, err)
 }
