@@ -105,7 +105,7 @@ func New(c *framework.Client, path string, opts ...Option) *Cache {
 // change. While the server cannot be reached, Start keeps trying until
 // ctx ends. On failure (ctx's error, ErrClosed, ErrInvalidPath,
 // ErrInvalidOption, ErrStarted, zk.ErrNoAuth for a root it may not
-// watch) nothing is left running and no watch is left on the server;
+// read, with persistent and one-shot watches alike) nothing is left running and no watch is left on the server;
 // a Start that failed may be called again.
 func (c *Cache) Start(ctx context.Context) error {
 	if c == nil {

@@ -216,8 +216,7 @@ func (c *Cache) visit(ctx context.Context, cl *framework.Client, p string, first
 		var err error
 		r, err = c.readNode(ctx, cl, p)
 		if errors.Is(err, zk.ErrNoAuth) {
-			c.unreadable(p, err)
-			return nil, nil
+			return nil, c.unreadableOrFail(p, err)
 		}
 		if err != nil {
 			return nil, err
@@ -238,8 +237,7 @@ func (c *Cache) visit(ctx context.Context, cl *framework.Client, p string, first
 			c.apply(p, read{})
 			return nil, nil
 		case errors.Is(err, zk.ErrNoAuth):
-			c.unreadable(p, err)
-			return nil, nil
+			return nil, c.unreadableOrFail(p, err)
 		case err != nil:
 			return nil, err
 		}
@@ -363,6 +361,22 @@ func (c *Cache) removeTreeLocked(p string, id int32) {
 	n := c.nodeLocked(p, id)
 	s.remove(id)
 	c.emitLocked(Event{Type: Deleted, Path: p, Node: n})
+}
+
+// unreadableOrFail is unreadable, except for the root while Start
+// loads: a cache of a root it may not read fails to start (zk.ErrNoAuth),
+// whichever watches serve it, rather than starting empty.
+func (c *Cache) unreadableOrFail(p string, err error) error {
+	if p == c.path {
+		c.mu.RLock()
+		starting := c.state == starting
+		c.mu.RUnlock()
+		if starting {
+			return err
+		}
+	}
+	c.unreadable(p, err)
+	return nil
 }
 
 // unreadable reports a node the client may not read, and drops it from
