@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/gocurator/curator/zktest"
 )
@@ -182,5 +184,38 @@ func TestCreateRacingCloseLeavesNothingUntold(t *testing.T) {
 				t.Fatalf("Create = %v, yet the server holds %v", r.err, kids)
 			}
 		})
+	}
+}
+
+// The clean-up of an abandoned create deletes only the node the create
+// made, untouched: a node someone wrote to between the create and the
+// late reply was taken up (a node.Node adopting a node of its session
+// does that), and deleting it would undo their write.
+func TestAbandonedCreateLeavesNodeTakenUp(t *testing.T) {
+	ctx := testCtx(t)
+	core, logs := observer.New(zap.InfoLevel)
+	c, proxy, direct := abandonedClient(t, WithLogger(zap.New(core)))
+	_, _, childW, err := direct.ChildrenW(ctx, "/dir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.SetDelay(abandonDelay)
+	cctx, cancel := abandonOnSend(ctx, c, "/dir/n", false)
+	_, err = c.Create(cctx, "/dir/n", []byte("x"))
+	cancel()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Create = %v, want context.Canceled", err)
+	}
+	waitEvent(t, childW, testTimeout, "the node the abandoned create made")
+	// Taken up before the reply reaches the client (a delay away).
+	if _, err := direct.Set(ctx, "/dir/n", []byte("mine"), 0); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, testTimeout/2, "the clean-up's look at the node", func() (bool, error) {
+		return logs.FilterMessage("node of an abandoned create taken up since; left").Len() > 0, nil
+	})
+	proxy.SetDelay(0)
+	if data, st, err := direct.Get(ctx, "/dir/n"); err != nil || string(data) != "mine" || st.Version != 1 {
+		t.Fatalf("the node taken up: %q, %+v, %v; want it as written", data, st, err)
 	}
 }

@@ -241,7 +241,8 @@ func StripProtected(name string) string {
 // its own, with two exceptions: missing parents it made stay
 // (CreatingParents), and, without Protected, a create whose reply is lost
 // with the connection may have been applied and cannot be told from
-// another's node: use Protected where that matters.
+// another's node: use Protected where that matters. With OrSetData, a set
+// made instead of the create stands: a write cannot be taken back.
 func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...CreateOption) (string, error) {
 	if c == nil {
 		return "", ErrNilClient
@@ -462,7 +463,12 @@ func (mk madeNode) ours(st *zk.Stat) bool {
 // (until it succeeds or the client closes; an ephemeral node goes with its
 // session at Close anyway).
 func (c *Client) undoCreate(conn *zk.Conn, mk madeNode) {
-	err := connectionLoss(c.deleteMade(conn, mk))
+	// Not on a connection go-zookeeper has lost: the requests would wait
+	// for the next one and race its setting of watches (see sendable).
+	err := c.sendable(c.ctx, conn)
+	if err == nil {
+		err = connectionLoss(c.deleteMade(conn, mk))
+	}
 	if err != nil && retry.IsRetryable(err) {
 		c.undoCreateInBackground(mk)
 		return

@@ -205,7 +205,12 @@ func (c *Client) endProtectedAttempt(conn *zk.Conn, pc *protectedCall, err error
 	if !mayHaveMade(err) {
 		return
 	}
-	if err := connectionLoss(c.findAndDelete(conn, pc.parent, pc.prefix)); err != nil {
+	// Not on a connection go-zookeeper has lost (see undoCreate).
+	err = c.sendable(c.ctx, conn)
+	if err == nil {
+		err = c.findAndDelete(conn, pc.parent, pc.prefix)
+	}
+	if err != nil {
 		c.findAndDeleteInBackground(pc.parent, pc.prefix)
 	}
 }
