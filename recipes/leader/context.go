@@ -28,11 +28,16 @@ type termCtx struct {
 
 // newTermCtx returns the context of term t under parent: it has parent's
 // values (and t's, for FromContext), deadline and cancellation, and ends
-// when the term ends. It costs a goroutine, which wakes waiters blocked on
-// Done when the term ends while nobody looks, and ends with the context.
+// when the term ends. A look at the term (Term.Done, Term.Err) that finds
+// it ended cancels it too. It costs a goroutine, which wakes waiters
+// blocked on Done when the term ends while nobody looks, and ends with the
+// context.
 func newTermCtx(parent context.Context, t *Term) *termCtx {
 	inner, cancel := context.WithCancelCause(context.WithValue(parent, termKey{}, t))
 	c := &termCtx{Context: inner, t: t, cancel: cancel}
+	t.mu.Lock()
+	t.ctxs = append(t.ctxs, c)
+	t.mu.Unlock()
 	go func() {
 		select {
 		case <-t.hold.Done():
@@ -45,7 +50,7 @@ func newTermCtx(parent context.Context, t *Term) *termCtx {
 
 // end cancels the context because the term ended, with its Err as the
 // cause.
-func (c *termCtx) end() { c.cancel(c.t.Err()) }
+func (c *termCtx) end() { c.cancel(c.t.err()) }
 
 // look cancels the context if the term has ended, judged now: Term.Err
 // reads the session's deadline by the clock, and ends the term if it has

@@ -35,13 +35,14 @@ const pauseSession = 2 * time.Second
 // Term.Context) must answer from the session's deadline at the first look:
 // Done closed, Err set, and context.Cause the term's loss (its session).
 // So must a context derived from one of them after the pause; one derived
-// before the pause is closed at once when its parent is looked at (the
-// context package registers it as a child, no goroutine in between).
+// before the pause is closed at once when its parent, or its term, is
+// looked at (the context package registers it as a child, no goroutine in
+// between).
 //
 // The paused leader is this test binary run again (pausedLeader), so that
 // the test process can stop it with SIGSTOP: one client campaigns with Run,
-// another with Campaign, so that each context's look is the first look at
-// its session after the pause.
+// another with Campaign twice, so that each look is the first look at its
+// term after the pause.
 func TestFirstLookAfterPauseClosesContexts(t *testing.T) {
 	if os.Getenv(pausedAddrEnv) != "" {
 		pausedLeader(t)
@@ -72,6 +73,9 @@ func TestFirstLookAfterPauseClosesContexts(t *testing.T) {
 	p.wait(t)
 
 	t.Logf("stopped %v (session timeout %v): %+v", time.Since(stopped).Round(time.Millisecond), leading.Timeout, looked)
+	if !looked.TermDoneFirst {
+		t.Errorf("Term.Done open at the first look after the pause")
+	}
 	for _, l := range []struct {
 		what string
 		ctxLook
@@ -82,6 +86,7 @@ func TestFirstLookAfterPauseClosesContexts(t *testing.T) {
 		{"Term.Context()", looked.Term},
 		{"a ctx derived from Term.Context() after the pause", looked.TermLate},
 		{"a ctx derived from Term.Context() before the pause", looked.TermEarly},
+		{"a ctx derived from Term.Context() before the pause, Term.Done looked at first", looked.DoneFirstEarly},
 	} {
 		if !l.Done {
 			t.Errorf("%s: Done open at the first look after the pause (closed %v after the resume)", l.what, l.DoneAfter)
@@ -119,6 +124,10 @@ type ctxLook struct {
 type firstLooks struct {
 	Fn, FnLate, FnEarly       ctxLook
 	Term, TermLate, TermEarly ctxLook
+	// A third term, looked at through Term.Done first, then through a ctx
+	// derived from its Context before the pause.
+	TermDoneFirst  bool
+	DoneFirstEarly ctxLook
 }
 
 // lookAt looks at ctx once: Done first, as code that selects on it does.
@@ -178,9 +187,15 @@ func pausedLeader(t *testing.T) {
 	tctx := term.Context()
 	termEarly, cancel := context.WithTimeout(tctx, time.Hour)
 	defer cancel()
+	term3, err := leader.New(c2, "/campaign3").Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doneFirstEarly, cancel := context.WithTimeout(term3.Context(), time.Hour)
+	defer cancel()
 	printReport(t, "leading", pauseReport{
-		Sessions: []int64{c1.SessionID(), c2.SessionID()},
-		Nodes:    []string{leader.FromContext(fctx).Node(), term.Node()},
+		Sessions: []int64{c1.SessionID(), c2.SessionID(), c2.SessionID()},
+		Nodes:    []string{leader.FromContext(fctx).Node(), term.Node(), term3.Node()},
 		Timeout:  c1.SessionTimeout(),
 	})
 
@@ -199,6 +214,12 @@ func pausedLeader(t *testing.T) {
 	defer cancel()
 	looks.TermLate = lookAt(termLate)
 	looks.TermEarly = lookAt(termEarly)
+	select {
+	case <-term3.Done():
+		looks.TermDoneFirst = true
+	default:
+	}
+	looks.DoneFirstEarly = lookAt(doneFirstEarly)
 
 	// Then, for the report, when each closed if not at once.
 	for _, w := range []struct {
@@ -207,6 +228,7 @@ func pausedLeader(t *testing.T) {
 	}{
 		{&looks.Fn, fctx}, {&looks.FnLate, fnLate}, {&looks.FnEarly, fnEarly},
 		{&looks.Term, tctx}, {&looks.TermLate, termLate}, {&looks.TermEarly, termEarly},
+		{&looks.DoneFirstEarly, doneFirstEarly},
 	} {
 		if w.l.Done {
 			continue
@@ -224,6 +246,7 @@ func pausedLeader(t *testing.T) {
 		t.Errorf("Run = %v, want context.Canceled", err)
 	}
 	_ = term.Resign(ctx)
+	_ = term3.Resign(ctx)
 	printReport(t, "looked", looks)
 }
 

@@ -31,7 +31,8 @@ type Term struct {
 	ctx     *termCtx // Context's, made when first asked for
 
 	mu    sync.Mutex
-	cause error // why the term ended, fixed the first time it is known
+	cause error      // why the term ended, fixed the first time it is known
+	ctxs  []*termCtx // contexts to cancel when a look finds the term ended
 }
 
 // newTerm starts a term on hold and watches our node, so that its deletion
@@ -105,12 +106,34 @@ func (t *Term) deleted() {
 	}
 }
 
-// Done returns a channel that is closed when the term ends.
+// Done returns a channel that is closed when the term ends. It judges the
+// session by the clock too: after a process pause past the session's
+// deadline the first call returns a closed channel, and the term's
+// contexts (Context, Run's function's) are cancelled before it returns.
 func (t *Term) Done() <-chan struct{} {
 	if t == nil {
 		return fanout.Closed()
 	}
-	return t.hold.Done()
+	ch := t.hold.Done()
+	select {
+	case <-ch:
+		t.endContexts()
+	default:
+	}
+	return ch
+}
+
+// endContexts cancels the term's contexts once it has ended, so that a
+// look at the term ends them (and the contexts derived from them) in the
+// same call, not when their goroutine wakes.
+func (t *Term) endContexts() {
+	t.mu.Lock()
+	cs := t.ctxs
+	t.ctxs = nil
+	t.mu.Unlock()
+	for _, c := range cs {
+		c.end()
+	}
 }
 
 // Err returns nil while the term lasts; once it ended, why: ErrResigned,
@@ -121,6 +144,15 @@ func (t *Term) Err() error {
 	if t == nil {
 		return ErrNotLeader
 	}
+	err := t.err()
+	if err != nil {
+		t.endContexts()
+	}
+	return err
+}
+
+// err is Err without ending the term's contexts.
+func (t *Term) err() error {
 	herr := t.hold.Err()
 	if herr == nil {
 		return nil
@@ -153,8 +185,9 @@ func (t *Term) Err() error {
 // the session's deadline the first look finds it cancelled, and
 // context.Cause gives the term's Err. A context derived from it after the
 // term ended is cancelled at once; one derived earlier is cancelled in the
-// same call as this one: by a look at this one, or once the client notices
-// the end (see docs/leader.md, "Contexts after a pause"). Every
+// same call as this one: by a look at this one or at the term (Done, Err),
+// or once the client notices the end (see docs/leader.md, "Contexts after
+// a pause"). Every
 // call returns the same context; it costs a goroutine until the term ends.
 // A nil Term's is cancelled, with ErrNotLeader as its cause.
 func (t *Term) Context() context.Context {
