@@ -242,7 +242,10 @@ func StripProtected(name string) string {
 // (CreatingParents), and, without Protected, a create whose reply is lost
 // with the connection may have been applied and cannot be told from
 // another's node: use Protected where that matters. With OrSetData, a set
-// made instead of the create stands: a write cannot be taken back.
+// made instead of the create stands: a write cannot be taken back. When
+// the node was made but what StoringStatIn or ListingParent ask for after
+// it fails, Create returns the node's path with that error (a zk.ErrNoNode
+// then says the node went already) and deletes the node in the background.
 func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...CreateOption) (string, error) {
 	if c == nil {
 		return "", ErrNilClient
@@ -360,7 +363,7 @@ func (c *Client) createPlain(ctx context.Context, path string, data []byte, acl 
 		if call.made.path != "" {
 			c.undoCreateInBackground(call.made)
 		}
-		return "", fmt.Errorf("create %s: %w", path, err)
+		return created, err
 	}
 	if mk, pending := call.abandon(); !pending {
 		mk = c.withReply(mk, w, c.full(path))

@@ -43,7 +43,7 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 		if err := c.finishCreate(ctx, lastWire, c.full(pc.path), pc.created, o); err != nil {
 			// The node was made, but the call fails: it must not stay.
 			c.findAndDeleteInBackground(pc.parent, pc.prefix)
-			return "", fmt.Errorf("create %s: %w", path, err)
+			return pc.created, err
 		}
 		return pc.created, nil
 	}
