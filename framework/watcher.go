@@ -104,8 +104,10 @@ type Watcher struct {
 	wg   sync.WaitGroup
 
 	mu       sync.Mutex
-	order    []string                 // keys of pending events, oldest first
-	pending  map[string]*WatchEvent   // by key: the path, resyncKey or a sync key
+	order    []queuedKey              // places of pending events, oldest first
+	dead     int                      // places in order whose event moved on
+	seq      uint64                   // the last place given
+	pending  map[string]*pendingEvent // by key: the path, resyncKey or a sync key
 	synced   map[string]chan struct{} // by sync key: closed once its marker is received
 	syncSeq  uint64
 	fallback bool          // served by one-shot watches
@@ -118,6 +120,19 @@ type Watcher struct {
 
 // resyncKey is the pending queue's key of the resync marker: no path.
 const resyncKey = "\x00resync"
+
+// queuedKey is a place in the pending queue: the event of key whose seq
+// it is; a place whose event has moved on (coalesced, queued later) is
+// skipped.
+type queuedKey struct {
+	key string
+	seq uint64
+}
+
+type pendingEvent struct {
+	ev  WatchEvent
+	seq uint64
+}
 
 // Watch starts watching path: the node (its creation, deletion, data and
 // children), or with Recursive() the node and everything below it (every
@@ -168,7 +183,7 @@ func (c *Client) Watch(ctx context.Context, path string, opts ...WatchOption) (*
 		wake:    make(chan struct{}, 1),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
-		pending: map[string]*WatchEvent{},
+		pending: map[string]*pendingEvent{},
 	}
 	w.sub = &pwSub{recursive: o.recursive, event: w.event, resync: w.resync}
 	fallback := o.oneShot
@@ -307,23 +322,29 @@ func (w *Watcher) Close() error {
 }
 
 // queue adds an event, coalescing it with a pending one of its path. It
-// never blocks (it runs on go-zookeeper's receive goroutine).
+// never blocks (it runs on go-zookeeper's receive goroutine). A coalesced
+// event takes the place of the last event it stands for, at the end:
+// left at the first's place it would jump ahead of events queued in
+// between, a parent's deletion ahead of its child's.
 func (w *Watcher) queue(ev WatchEvent) {
 	key := ev.Path
 	if ev.Type == WatchResync {
 		key = resyncKey
 	}
 	w.mu.Lock()
+	w.seq++
 	if p := w.pending[key]; p != nil {
-		newSession := p.NewSession || ev.NewSession
-		*p = ev
-		p.NewSession = newSession
-		p.Coalesced = ev.Type != WatchResync
+		newSession := p.ev.NewSession || ev.NewSession
+		p.ev = ev
+		p.ev.NewSession = newSession
+		p.ev.Coalesced = ev.Type != WatchResync
+		p.seq = w.seq
+		w.dead++
 	} else {
-		e := ev
-		w.pending[key] = &e
-		w.order = append(w.order, key)
+		w.pending[key] = &pendingEvent{ev: ev, seq: w.seq}
 	}
+	w.order = append(w.order, queuedKey{key, w.seq})
+	w.compactLocked()
 	w.mu.Unlock()
 	select {
 	case w.wake <- struct{}{}:
@@ -331,21 +352,46 @@ func (w *Watcher) queue(ev WatchEvent) {
 	}
 }
 
+// compactLocked drops the places of events that moved on once they are
+// the larger part of the queue: the queue stays within twice the pending
+// events (and 64), whatever the number of changes.
+func (w *Watcher) compactLocked() {
+	if w.dead < 64 || w.dead < len(w.order)/2 {
+		return
+	}
+	live := make([]queuedKey, 0, len(w.order)-w.dead)
+	for _, q := range w.order {
+		if p := w.pending[q.key]; p != nil && p.seq == q.seq {
+			live = append(live, q)
+		}
+	}
+	w.order, w.dead = live, 0
+}
+
 // next takes the oldest pending event, and the channel to close once a
 // Sync marker is received.
 func (w *Watcher) next() (WatchEvent, chan struct{}, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.order) == 0 {
-		return WatchEvent{}, nil, false
+	var key string
+	for {
+		if len(w.order) == 0 {
+			w.order, w.dead = nil, 0 // let the array go
+			return WatchEvent{}, nil, false
+		}
+		q := w.order[0]
+		w.order[0] = queuedKey{}
+		w.order = w.order[1:]
+		if p := w.pending[q.key]; p != nil && p.seq == q.seq {
+			key = q.key
+			break
+		}
+		w.dead--
 	}
-	key := w.order[0]
-	w.order[0] = ""
-	w.order = w.order[1:]
 	if len(w.order) == 0 {
-		w.order = nil // let the array go
+		w.order = nil
 	}
-	ev := *w.pending[key]
+	ev := w.pending[key].ev
 	delete(w.pending, key)
 	received := w.synced[key]
 	delete(w.synced, key)
@@ -388,8 +434,9 @@ func (w *Watcher) Sync(ctx context.Context) error {
 		w.synced = map[string]chan struct{}{}
 	}
 	w.synced[key] = received
-	w.pending[key] = &WatchEvent{Type: WatchSynced, Path: w.path}
-	w.order = append(w.order, key)
+	w.seq++
+	w.pending[key] = &pendingEvent{ev: WatchEvent{Type: WatchSynced, Path: w.path}, seq: w.seq}
+	w.order = append(w.order, queuedKey{key, w.seq})
 	w.mu.Unlock()
 	select {
 	case w.wake <- struct{}{}:

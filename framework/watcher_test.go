@@ -646,7 +646,7 @@ func TestWatchSlowConsumerCoalesces(t *testing.T) {
 		return w.pending["/q/end"] != nil, nil
 	})
 	w.mu.Lock()
-	queued := len(w.order)
+	queued := len(w.pending)
 	w.mu.Unlock()
 	t.Logf("%d events queued for %d changes on %d paths", queued, 2+paths*(sets+1), paths+2)
 	// /q and its p0..p4 creations, one event each, and the end marker;
@@ -690,8 +690,9 @@ func TestWatchUnderChroot(t *testing.T) {
 	awaitServerWatches(t, server(t).Addr(), c, root+"/ns/a")
 }
 
-// The queue coalesces per path, keeps the first place of a path, and
-// merges resync markers.
+// The queue coalesces per path, at the place of the last event (a
+// coalesced event never jumps ahead of events queued after the first it
+// stands for), and merges resync markers.
 func TestWatchQueue(t *testing.T) {
 	tests := []struct {
 		name string
@@ -700,14 +701,16 @@ func TestWatchQueue(t *testing.T) {
 	}{
 		{"in order", []WatchEvent{{Type: WatchCreated, Path: "/a"}, {Type: WatchCreated, Path: "/b"}},
 			[]WatchEvent{{Type: WatchCreated, Path: "/a"}, {Type: WatchCreated, Path: "/b"}}},
-		{"coalesced in place", []WatchEvent{{Type: WatchCreated, Path: "/a"}, {Type: WatchCreated, Path: "/b"}, {Type: WatchDataChanged, Path: "/a", Zxid: 9}},
-			[]WatchEvent{{Type: WatchDataChanged, Path: "/a", Zxid: 9, Coalesced: true}, {Type: WatchCreated, Path: "/b"}}},
+		{"coalesced at the last's place", []WatchEvent{{Type: WatchCreated, Path: "/a"}, {Type: WatchCreated, Path: "/b"}, {Type: WatchDataChanged, Path: "/a", Zxid: 9}},
+			[]WatchEvent{{Type: WatchCreated, Path: "/b"}, {Type: WatchDataChanged, Path: "/a", Zxid: 9, Coalesced: true}}},
+		{"deepest first kept", []WatchEvent{{Type: WatchDataChanged, Path: "/p"}, {Type: WatchDeleted, Path: "/p/c"}, {Type: WatchDeleted, Path: "/p"}},
+			[]WatchEvent{{Type: WatchDeleted, Path: "/p/c"}, {Type: WatchDeleted, Path: "/p", Coalesced: true}}},
 		{"resyncs merge", []WatchEvent{{Type: WatchResync, Path: "/", NewSession: true}, {Type: WatchDeleted, Path: "/a"}, {Type: WatchResync, Path: "/"}},
-			[]WatchEvent{{Type: WatchResync, Path: "/", NewSession: true}, {Type: WatchDeleted, Path: "/a"}}},
+			[]WatchEvent{{Type: WatchDeleted, Path: "/a"}, {Type: WatchResync, Path: "/", NewSession: true}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := &Watcher{pending: map[string]*WatchEvent{}, wake: make(chan struct{}, 1)}
+			w := &Watcher{pending: map[string]*pendingEvent{}, wake: make(chan struct{}, 1)}
 			for _, ev := range tt.in {
 				w.queue(ev)
 			}
@@ -723,6 +726,14 @@ func TestWatchQueue(t *testing.T) {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+	// Churn on a few paths with nobody reading: the queue stays bounded.
+	w := &Watcher{pending: map[string]*pendingEvent{}, wake: make(chan struct{}, 1)}
+	for i := range 10000 {
+		w.queue(WatchEvent{Type: WatchDataChanged, Path: fmt.Sprintf("/p%d", i%3)})
+	}
+	if len(w.pending) != 3 || len(w.order) > 2*3+64 {
+		t.Fatalf("%d pending, %d places after churn on 3 paths", len(w.pending), len(w.order))
 	}
 }
 
