@@ -241,6 +241,13 @@ func TestCurator724PathDeleted(t *testing.T) {
 	l2 := leader.New(c2, "/e", leader.WithID("2")).Start(leader.Listener{NotLeader: notLeader})
 	defer l2.Close(ctx)
 	testkit.Eventually(t, "both candidates", func() bool { return len(testkit.Children(t, c1, "/e")) == 2 })
+	defer func() { // before the Closes: what a failure found
+		if t.Failed() {
+			children, _, err := c1.Children(ctx, "/e")
+			t.Logf("latch 1: leads %v, stopped %v (%v); latch 2: leads %v, stopped %v (%v); children %v (%v)",
+				l1.HasLeadership(), isClosed(l1.Done()), l1.Err(), l2.HasLeadership(), isClosed(l2.Done()), l2.Err(), children, err)
+		}
+	}()
 	// The candidates make new nodes as the old ones go, so the recursive
 	// delete may find children it did not list: delete until it wins.
 	testkit.Eventually(t, "the path deleted", func() bool {
