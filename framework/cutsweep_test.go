@@ -24,6 +24,11 @@ import (
 //	go test -race -count=1 -run 'TestCutSweep$' -v ./framework/ -args -cutsweep.full
 var cutSweepFull = flag.Bool("cutsweep.full", false, "TestCutSweep: run the full cut-length sweep and print its table")
 
+// cutSweepBlackHole makes TestCutSweep's cuts silent (zktest.Proxy.BlackHole:
+// every byte dropped, nothing closed) rather than loud (Cut: connections
+// closed, redials closed at once).
+var cutSweepBlackHole = flag.Bool("cutsweep.blackhole", false, "TestCutSweep: silent cuts (a black hole) instead of loud ones")
+
 // cutSession is the session timeout of the cut tests, the one the issue
 // measured (issue 33, item 9).
 const cutSession = 4 * time.Second
@@ -340,7 +345,7 @@ func TestCutSweep(t *testing.T) {
 				<-wait.C
 				return r.ackAge()
 			}
-			out := r.trial(i, d, false, phase)
+			out := r.trial(i, d, *cutSweepBlackHole, phase)
 			markers[fmt.Sprintf("/m%03d", i)] = out.session
 			i++
 			rw.recon = append(rw.recon, out.reconnect)
@@ -358,7 +363,11 @@ func TestCutSweep(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "cut sweep, %v session, Cut at a random phase, %s\n", r.T, time.Now().UTC().Format(time.RFC3339))
+	kind := "Cut"
+	if *cutSweepBlackHole {
+		kind = "BlackHole"
+	}
+	fmt.Fprintf(&b, "cut sweep, %v session, %s at a random phase, %s\n", r.T, kind, time.Now().UTC().Format(time.RFC3339))
 	fmt.Fprintf(&b, "%-6s %-7s %-5s %-6s %-10s %-12s %-14s %-16s\n",
 		"cut/T", "cut", "cuts", "lost", "lost:own", "lost:server", "server dropped", "reconnect p50/max")
 	for _, rw := range rows {
