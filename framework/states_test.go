@@ -25,8 +25,9 @@ func TestConnectionStates(t *testing.T) {
 	srv := server(t)
 	ns := newNamespace(t)
 	proxy := zktest.NewProxy(t, srv.Addr())
-	// 3s: long enough for go-zookeeper's one-second reconnect pause to stay
-	// well inside the session, short enough for expiry to come quickly.
+	// 3s: long enough for a redial (paced in tens of milliseconds, see
+	// pacedHosts) to stay well inside the session, short enough for expiry
+	// to come quickly.
 	const sessionTimeout = 3 * time.Second
 	c := connect(t, proxy.Addr(), WithNamespace(ns), WithSessionTimeout(sessionTimeout))
 	direct := connectNS(t, ns)
