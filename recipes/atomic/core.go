@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/writegrace"
 	"github.com/gocurator/curator/recipes/mutex"
 	"github.com/gocurator/curator/retry"
 )
@@ -271,7 +272,7 @@ func (k *core) write(ctx context.Context, create bool, version int32, data []byt
 			k.attempted = -1
 		}
 		var sent stdatomic.Int32
-		wctx, done := graced(ctx)
+		wctx, done := writegrace.Context(ctx)
 		_, err := k.c.Multi(framework.CountingAttempts(wctx, &sent), ops...)
 		err = done(err)
 		if err == nil {
@@ -328,45 +329,6 @@ func (k *core) write(ctx context.Context, create bool, version int32, data []byt
 	}
 }
 
-// writeGrace is how long a write is still waited for after the caller's
-// ctx ended: a round trip on a live connection.
-const writeGrace = time.Second
-
-// graced returns the context for a write the caller may stop waiting for:
-// it ends writeGrace after ctx does, so that a write in flight as ctx ends
-// is answered and its outcome known (applied: the update succeeded),
-// rather than abandoned and perhaps applied after the caller was told it
-// failed. done takes the write's error and returns it, ctx's error when
-// the grace ran out, and releases the context.
-func graced(ctx context.Context) (context.Context, func(error) error) {
-	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	var mu sync.Mutex
-	var timer *time.Timer
-	ended := false
-	stop := context.AfterFunc(ctx, func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if !ended {
-			timer = time.AfterFunc(writeGrace, cancel)
-		}
-	})
-	return wctx, func(err error) error {
-		stop()
-		mu.Lock()
-		ended = true
-		if timer != nil {
-			timer.Stop()
-		}
-		mu.Unlock()
-		graceOver := wctx.Err() != nil
-		cancel()
-		if err != nil && graceOver && ctx.Err() != nil {
-			return fmt.Errorf("%w (the write was waited for %v more): %w", ctx.Err(), writeGrace, err)
-		}
-		return err
-	}
-}
-
 // refusesWriter reports whether err says the value's node may not have
 // the writer child: no CREATE permission on it, or it is ephemeral.
 func refusesWriter(err error) bool {
@@ -385,7 +347,7 @@ func (k *core) writePlain(ctx context.Context, version int32, data []byte) (bool
 		k.beforeWrite(k.promoted)
 	}
 	var sent stdatomic.Int32
-	wctx, done := graced(ctx)
+	wctx, done := writegrace.Context(ctx)
 	_, err := k.c.Set(framework.CountingAttempts(wctx, &sent), k.path, data, version)
 	err = done(err)
 	if err == nil {

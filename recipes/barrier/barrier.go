@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/writegrace"
 )
 
 // Barrier is Curator's DistributedBarrier: closed while its node exists.
@@ -46,7 +47,7 @@ func (b *Barrier) Set(ctx context.Context) error {
 	if b.err != nil {
 		return b.wrap("set", b.err)
 	}
-	wctx, done := graced(ctx)
+	wctx, done := writegrace.Context(ctx)
 	_, err := b.c.Create(wctx, b.path, nil, framework.CreatingParentContainers())
 	switch err = done(err); {
 	case errors.Is(err, zk.ErrNodeExists):
@@ -74,7 +75,7 @@ func (b *Barrier) Remove(ctx context.Context) error {
 	if b.err != nil {
 		return b.wrap("remove", b.err)
 	}
-	wctx, done := graced(ctx)
+	wctx, done := writegrace.Context(ctx)
 	if err := done(b.c.Delete(wctx, b.path, framework.Quietly())); err != nil {
 		if errors.Is(err, zk.ErrNotEmpty) {
 			// Say why, if the children are a double barrier's.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/fanout"
+	"github.com/gocurator/curator/internal/writegrace"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -239,7 +240,7 @@ func (v *Value) Set(ctx context.Context, data []byte) error {
 	}
 	data = clone(data)
 	for {
-		wctx, done := graced(ctx)
+		wctx, done := writegrace.Context(ctx)
 		stat, err := v.c.Set(wctx, v.path, data, -1)
 		err = done(err)
 		if err == nil {
@@ -249,7 +250,7 @@ func (v *Value) Set(ctx context.Context, data []byte) error {
 		if !errors.Is(err, zk.ErrNoNode) {
 			return v.wrap("set", err)
 		}
-		wctx, done = graced(ctx)
+		wctx, done = writegrace.Context(ctx)
 		_, err = v.c.Create(wctx, v.path, data, framework.CreatingParentContainers())
 		err = done(err)
 		if err == nil {
@@ -288,7 +289,7 @@ func (v *Value) trySet(ctx context.Context, version int32, data []byte) (bool, e
 		// -1 would mean "any version" to ZooKeeper.
 		return false, nil
 	}
-	wctx, done := graced(ctx)
+	wctx, done := writegrace.Context(ctx)
 	stat, err := v.c.Set(wctx, v.path, data, version)
 	err = done(err)
 	switch {
@@ -394,7 +395,7 @@ func (v *Value) read(ctx context.Context) ([]byte, *zk.Stat, error) {
 
 // create makes the node with the seed; one that exists already is fine.
 func (v *Value) create(ctx context.Context) error {
-	wctx, done := graced(ctx)
+	wctx, done := writegrace.Context(ctx)
 	_, err := v.c.Create(wctx, v.path, v.seed, framework.CreatingParentContainers())
 	if err = done(err); err != nil && !errors.Is(err, zk.ErrNodeExists) {
 		return err
