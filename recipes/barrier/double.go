@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/writegrace"
 )
 
 // readyNode is the name of the child that opens a round (Curator's).
@@ -178,7 +179,7 @@ func (d *Double) enter(ctx context.Context) error {
 	}
 	defer func() { _ = w.Close() }()
 	var st zk.Stat
-	cctx, done := graced(ctx)
+	cctx, done := writegrace.Context(ctx)
 	_, err = d.c.Create(cctx, d.node, nil, framework.WithMode(framework.Ephemeral),
 		framework.CreatingParentContainers(), framework.StoringStatIn(&st))
 	if err = done(err); err != nil {
@@ -198,7 +199,15 @@ func (d *Double) enter(ctx context.Context) error {
 			return serr
 		}
 		if stat == nil || stat.EphemeralOwner != d.c.SessionID() {
-			return fmt.Errorf("member node %s exists and is not ours: %w", d.node, err)
+			// The name is this Enter's own (a fresh UUID), so the node
+			// was made by this create in a session that has ended since:
+			// the create was applied, its reply lost with the session,
+			// and the retry in the new session found it (or found it
+			// going). The membership went with that session; its node
+			// goes with it too, or now.
+			d.cleanUp(ctx)
+			return fmt.Errorf("%w: member node %s was made in a session that has ended: %w",
+				ErrMemberLost, d.node, err)
 		}
 		st = *stat
 	}
