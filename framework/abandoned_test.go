@@ -13,10 +13,16 @@ import (
 	"github.com/gocurator/curator/zktest"
 )
 
-// abandonDelay is the proxy's one-way delay in the tests below: far longer
-// than the caller's ctx, so the request reaches the server, and is
-// applied, after the caller has returned.
-const abandonDelay = 400 * time.Millisecond
+// The proxy's one-way delay in the tests below. A caller whose ctx ends
+// with its create on the way waits for the reply, and deletes what it
+// made, for at most cleanupGrace (a round trip): with shortDelay it has
+// done both when it returns; with longDelay the request reaches the server
+// only after the caller returned, and the attempt cleans up when the reply
+// comes.
+const (
+	shortDelay = 150 * time.Millisecond
+	longDelay  = cleanupGrace + 500*time.Millisecond
+)
 
 // abandonedClient connects through a proxy in a fresh namespace, makes
 // /dir, and returns the client, the proxy and a direct client on the same
@@ -45,7 +51,7 @@ func createSent(c *Client, path string) <-chan struct{} {
 // abandonOnSend returns a ctx for a create of path by c that is cancelled
 // as soon as the request is written to the connection; for a protected
 // create, whose name is random so the wire cannot be asked, a 100ms
-// deadline instead (the reply comes no sooner than 2*abandonDelay).
+// deadline instead (its reply comes no sooner than two delays).
 func abandonOnSend(ctx context.Context, c *Client, path string, protected bool) (context.Context, context.CancelFunc) {
 	if protected {
 		return context.WithTimeout(ctx, 100*time.Millisecond)
@@ -65,62 +71,96 @@ func abandonOnSend(ctx context.Context, c *Client, path string, protected bool) 
 // Pitfall 25 (issue 33, item 1): a create whose caller stopped waiting
 // (its ctx ended while the request was on its way) was still applied
 // after the call returned, and the node stayed: the ghost member of a
-// closed node.Node. Whatever the create's kind, the call returns at its
-// ctx's end, and a node its late request makes is deleted once the reply
-// says it was made.
+// closed node.Node. Whatever the create's kind, the call returns within a
+// round trip of its ctx's end (cleanupGrace), and what its request makes
+// is gone: at the return, when the reply came within that round trip, or
+// once the reply comes, when the request reaches the server only after
+// the call returned.
 func TestAbandonedCreateLeavesNothing(t *testing.T) {
 	tests := []struct {
 		name string
 		path string
 		opts []CreateOption
+		late bool // also with the request landing after the return
 	}{
-		{"persistent", "/dir/n", nil},
-		{"ephemeral", "/dir/n", []CreateOption{WithMode(Ephemeral)}},
-		{"persistent sequential", "/dir/n-", []CreateOption{WithMode(PersistentSequential)}},
-		{"ephemeral sequential", "/dir/n-", []CreateOption{WithMode(EphemeralSequential)}},
-		{"protected ephemeral sequential", "/dir/n-", []CreateOption{WithMode(EphemeralSequential), Protected()}},
-		{"protected persistent", "/dir/n", []CreateOption{Protected()}},
-		{"container", "/dir/n", []CreateOption{WithMode(Container)}},
-		{"ttl", "/dir/n", []CreateOption{WithMode(PersistentWithTTL), WithTTL(time.Hour)}},
-		{"with stat and listing", "/dir/n", []CreateOption{WithMode(Ephemeral), StoringStatIn(new(zk.Stat)), ListingParent(new([]string))}},
-		{"idempotent", "/dir/n", []CreateOption{Idempotent()}},
+		{"persistent", "/dir/n", nil, true},
+		{"ephemeral", "/dir/n", []CreateOption{WithMode(Ephemeral)}, true},
+		{"persistent sequential", "/dir/n-", []CreateOption{WithMode(PersistentSequential)}, true},
+		{"ephemeral sequential", "/dir/n-", []CreateOption{WithMode(EphemeralSequential)}, false},
+		{"protected ephemeral sequential", "/dir/n-", []CreateOption{WithMode(EphemeralSequential), Protected()}, true},
+		{"protected persistent", "/dir/n", []CreateOption{Protected()}, false},
+		{"container", "/dir/n", []CreateOption{WithMode(Container)}, false},
+		{"ttl", "/dir/n", []CreateOption{WithMode(PersistentWithTTL), WithTTL(time.Hour)}, false},
+		{"with stat and listing", "/dir/n", []CreateOption{WithMode(Ephemeral), StoringStatIn(new(zk.Stat)), ListingParent(new([]string))}, true},
+		{"idempotent", "/dir/n", []CreateOption{Idempotent()}, false},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx := testCtx(t)
-			c, proxy, direct := abandonedClient(t)
-			_, _, childW, err := direct.ChildrenW(ctx, "/dir")
-			if err != nil {
-				t.Fatal(err)
+		for _, late := range []bool{false, true} {
+			if late && !tt.late {
+				continue
 			}
-			proxy.SetDelay(abandonDelay)
-			var o createOptions
-			for _, opt := range tt.opts {
-				_ = opt.applyCreate(&o)
+			name := tt.name + "/on return"
+			if late {
+				name = tt.name + "/landing late"
 			}
-			cctx, cancel := abandonOnSend(ctx, c, tt.path, o.protected)
-			start := time.Now()
-			p, err := c.Create(cctx, tt.path, []byte("x"), tt.opts...)
-			took := time.Since(start)
-			cancel()
-			if cctx.Err() == nil || !errors.Is(err, cctx.Err()) {
-				t.Fatalf("Create = %q, %v; want its ctx's error", p, err)
-			}
-			// ctx is the caller's deadline: no wait for the reply, which
-			// comes two delays after the request was sent.
-			if took >= 2*abandonDelay {
-				t.Errorf("Create returned after %v: it waited for the reply", took)
-			}
-			// The request lands after the caller returned...
-			waitEvent(t, childW, testTimeout, "the node the abandoned create made")
-			// ...and its node is deleted once its reply is in.
-			eventually(t, testTimeout/2, "no node left by the abandoned create", func() (bool, error) {
-				kids, _, err := direct.Children(ctx, "/dir")
-				return err == nil && len(kids) == 0, err
+			t.Run(name, func(t *testing.T) {
+				abandonCreate(t, tt.path, late, tt.opts...)
 			})
-			proxy.SetDelay(0)
-		})
+		}
 	}
+}
+
+// abandonCreate makes a create of path through a delaying proxy, ends its
+// ctx once it is on its way, and checks what TestAbandonedCreateLeavesNothing
+// says.
+func abandonCreate(t *testing.T, path string, late bool, opts ...CreateOption) {
+	ctx := testCtx(t)
+	c, proxy, direct := abandonedClient(t)
+	_, _, childW, err := direct.ChildrenW(ctx, "/dir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	delay := shortDelay
+	if late {
+		delay = longDelay
+	}
+	proxy.SetDelay(delay)
+	var o createOptions
+	for _, opt := range opts {
+		_ = opt.applyCreate(&o)
+	}
+	cctx, cancel := abandonOnSend(ctx, c, path, o.protected)
+	start := time.Now()
+	p, err := c.Create(cctx, path, []byte("x"), opts...)
+	took := time.Since(start)
+	cancel()
+	if cctx.Err() == nil || !errors.Is(err, cctx.Err()) {
+		t.Fatalf("Create = %q, %v; want its ctx's error", p, err)
+	}
+	// ctx is the caller's deadline, stretched by a round trip at most.
+	if bound := 100*time.Millisecond + cleanupGrace + 500*time.Millisecond; took > bound {
+		t.Errorf("Create returned after %v, past %v", took, bound)
+	}
+	if !late {
+		// The node was made, and is gone by the return.
+		waitEvent(t, childW, testTimeout, "the node the abandoned create made")
+		if err := direct.Sync(ctx, "/dir"); err != nil {
+			t.Fatal(err)
+		}
+		if kids, _, err := direct.Children(ctx, "/dir"); err != nil || len(kids) != 0 {
+			t.Fatalf("on return: the server holds %v (%v); want nothing", kids, err)
+		}
+		proxy.SetDelay(0)
+		return
+	}
+	// The request lands after the caller returned...
+	waitEvent(t, childW, testTimeout, "the node the abandoned create made")
+	// ...and its node is deleted once its reply is in.
+	eventually(t, testTimeout/2, "no node left by the abandoned create", func() (bool, error) {
+		kids, _, err := direct.Children(ctx, "/dir")
+		return err == nil && len(kids) == 0, err
+	})
+	proxy.SetDelay(0)
 }
 
 // A create in flight when Close begins: Close waits (briefly) for its
@@ -157,18 +197,16 @@ func TestCreateRacingCloseLeavesNothingUntold(t *testing.T) {
 				done <- result{p, err}
 			}()
 			waitClosed(t, sent, testTimeout, "the create sent")
-			var r result
 			if abandon {
+				// The caller gives up; Close, racing its clean-up, ends
+				// its wait for the reply.
 				cancel()
-				r = <-done
 			}
 			// The request is on its way (it takes delay to arrive).
 			if err := c.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if !abandon {
-				r = <-done
-			}
+			r := <-done
 			waitEvent(t, childW, testTimeout, "the node the create made")
 			if err := direct.Sync(ctx, "/dir"); err != nil {
 				t.Fatal(err)
@@ -178,7 +216,7 @@ func TestCreateRacingCloseLeavesNothingUntold(t *testing.T) {
 				t.Fatal(err)
 			}
 			switch {
-			case r.err == nil && (abandon || len(kids) != 1):
+			case r.err == nil && len(kids) != 1:
 				t.Fatalf("Create = %q, nil; server holds %v", r.p, kids)
 			case r.err != nil && len(kids) != 0:
 				t.Fatalf("Create = %v, yet the server holds %v", r.err, kids)
@@ -199,7 +237,7 @@ func TestAbandonedCreateLeavesNodeTakenUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy.SetDelay(abandonDelay)
+	proxy.SetDelay(longDelay)
 	cctx, cancel := abandonOnSend(ctx, c, "/dir/n", false)
 	_, err = c.Create(cctx, "/dir/n", []byte("x"))
 	cancel()

@@ -301,7 +301,6 @@ func (c *Client) createPlain(ctx context.Context, path string, data []byte, acl 
 	var (
 		created string
 		call    createCall // what the caller and an attempt it abandons share
-		w       *wire      // set under call.mu: an abandoned attempt may set it
 	)
 	err := c.do(ctx, reqCreate, func(conn *zk.Conn) error {
 		// Close waits, briefly, for the reply of a create in flight
@@ -321,7 +320,7 @@ func (c *Client) createPlain(ctx context.Context, path string, data []byte, acl 
 			if cw = c.wireOf(conn); cw != nil {
 				cw.expect(c.full(path))
 				call.mu.Lock()
-				w = cw
+				call.w = cw
 				call.mu.Unlock()
 			}
 		}
@@ -346,7 +345,8 @@ func (c *Client) createPlain(ctx context.Context, path string, data []byte, acl 
 			mk = madeNode{path: p, ephemeral: o.mode.IsEphemeral(), session: conn.SessionID()}
 		}
 		if call.end(mk) {
-			// The caller stopped waiting: the node is not its.
+			// The caller stopped waiting: the node is not its, and
+			// the clean-up is this attempt's.
 			mk = c.withReply(mk, cw, c.full(path))
 			if mk.path != "" {
 				c.undoCreate(conn, mk)
@@ -355,7 +355,7 @@ func (c *Client) createPlain(ctx context.Context, path string, data []byte, acl 
 		return err
 	})
 	if err == nil {
-		err = c.finishCreate(ctx, w, c.full(path), created, o)
+		err = c.finishCreate(ctx, call.w, c.full(path), created, o)
 		if err == nil {
 			return created, nil
 		}
@@ -365,29 +365,64 @@ func (c *Client) createPlain(ctx context.Context, path string, data []byte, acl 
 		}
 		return created, err
 	}
-	if mk, pending := call.abandon(); !pending {
-		mk = c.withReply(mk, w, c.full(path))
-		if mk.path != "" {
-			// Made by an attempt that ended as the caller stopped
-			// waiting (the reply and ctx's end came together).
-			c.undoCreateInBackground(mk)
+	c.abandonCreate(ctx, &call, c.full(path))
+	return "", fmt.Errorf("create %s: %w", path, err)
+}
+
+// abandonCreate deletes what the attempts of a Create that failed may have
+// made: an attempt still in flight (its ctx ended) is waited for, and the
+// node its reply says it made is deleted, while that is quick
+// (CleanupContext: a round trip past ctx's end on a live connection,
+// nothing when disconnected); past that, the attempt deletes it itself
+// when its reply comes. reqFull is the create's server path.
+func (c *Client) abandonCreate(ctx context.Context, call *createCall, reqFull string) {
+	mk, w, pending, idle := call.abandon()
+	if !pending && mk.path == "" {
+		c.withReply(mk, w, reqFull) // forget the reply asked for
+		return
+	}
+	dctx, cancel := c.CleanupContext(ctx)
+	defer cancel()
+	if pending {
+		select {
+		case <-idle:
+		case <-dctx.Done():
+		case <-c.ctx.Done():
+		}
+		var ok bool
+		if mk, w, ok = call.takeBack(); !ok {
+			return // the attempt cleans up when it ends
 		}
 	}
-	return "", fmt.Errorf("create %s: %w", path, err)
+	// No attempt in flight: what the last one made is ours to delete.
+	mk = c.withReply(mk, w, reqFull)
+	if mk.path == "" {
+		return
+	}
+	if dctx.Err() != nil {
+		c.undoCreateInBackground(mk)
+		return
+	}
+	if err := c.do(dctx, reqCleanup, func(conn *zk.Conn) error { return c.deleteMade(conn, mk) }); err != nil {
+		c.undoCreateInBackground(mk)
+	}
 }
 
 // createCall is what the attempts of one Create share with its caller, so
 // that a node made by an attempt the caller stopped waiting for (its ctx
 // ended while the request was on its way) is deleted rather than left
-// behind: by the attempt, when its reply comes after the caller left, or
-// by the caller, when it left just as the reply came. At most one attempt
-// is in flight: the retry loop runs them one after another and stops when
-// the caller leaves.
+// behind: by the caller, which waits a little for the attempt
+// (abandonCreate), or, past that, by the attempt when its reply comes. At
+// most one attempt is in flight: the retry loop runs them one after
+// another and stops when the caller leaves.
 type createCall struct {
 	mu        sync.Mutex
 	inflight  bool
-	abandoned bool
-	made      madeNode // the node the last attempt to end made, if any
+	abandoned bool          // the call failed: no more attempts
+	idle      chan struct{} // closed when the attempt in flight at abandon ends
+	handOff   bool          // the caller stopped waiting: the attempt cleans up
+	made      madeNode      // the node the last attempt to end made, if any
+	w         *wire         // the wire asked for the reply (StoringStatIn, ListingParent)
 }
 
 // begin starts an attempt; false once the caller has left.
@@ -402,26 +437,44 @@ func (cc *createCall) begin() bool {
 }
 
 // end ends the attempt that made mk (zero: made nothing) and reports
-// whether the caller has left, so that mk is the attempt's to delete.
-func (cc *createCall) end(mk madeNode) (abandoned bool) {
+// whether the caller handed the clean-up to it.
+func (cc *createCall) end(mk madeNode) (handOff bool) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	cc.inflight = false
 	cc.made = mk
-	return cc.abandoned
+	if cc.idle != nil {
+		close(cc.idle)
+		cc.idle = nil
+	}
+	return cc.handOff
 }
 
-// abandon records that the caller left with an error. If an attempt is
-// still in flight (pending), that attempt deletes what it makes; if not,
-// mk is what the last attempt made, the caller's to delete.
-func (cc *createCall) abandon() (mk madeNode, pending bool) {
+// abandon records that the call failed. If an attempt is in flight
+// (pending), idle is closed when it ends; if not, mk is what the last
+// attempt made and w the wire it asked for the reply.
+func (cc *createCall) abandon() (mk madeNode, w *wire, pending bool, idle <-chan struct{}) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	cc.abandoned = true
 	if cc.inflight {
-		return madeNode{}, true
+		cc.idle = make(chan struct{})
+		return madeNode{}, nil, true, cc.idle
 	}
-	return cc.made, false
+	return cc.made, cc.w, false, nil
+}
+
+// takeBack returns what the attempt the caller waited for made, and its
+// wire, once it ended (ok); if it is still in flight, the clean-up is
+// handed to it.
+func (cc *createCall) takeBack() (mk madeNode, w *wire, ok bool) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if cc.inflight {
+		cc.handOff = true
+		return madeNode{}, nil, false
+	}
+	return cc.made, cc.w, true
 }
 
 // madeNode is a node a create made that its caller was never given.

@@ -23,10 +23,10 @@ import (
 // retry, look for our protected id among the parent's children.
 //
 // When ctx ends, c.do returns while an attempt's request may still be on
-// its way: the server may apply the create after we gave up. The caller
-// does not wait for it (ctx is its deadline): the attempt, when it ends,
-// deletes by its protected id whatever it may have made, at once on its
-// connection, or else in the background.
+// its way: the server may apply the create after we gave up. So the
+// caller waits, within CleanupContext's grace, for the attempt to end and
+// then deletes what it made; past the grace, the attempt itself, when it
+// ends, deletes by its protected id whatever it may have made.
 func (c *Client) createProtected(ctx context.Context, path string, data []byte, acl []zk.ACL, o *createOptions) (string, error) {
 	pc := newProtectedCall(path)
 	err := c.do(ctx, reqCreate, func(conn *zk.Conn) error {
@@ -50,8 +50,8 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 	if lastWire != nil {
 		lastWire.take(c.full(pc.path))
 	}
-	if pending, mayExist := pc.abandon(ctx, err); !pending && mayExist {
-		c.cleanUpProtected(ctx, pc)
+	if pending, idle, mayExist := pc.abandon(ctx, err); mayExist {
+		c.cleanUpProtected(ctx, pc, pending, idle)
 	}
 	return "", fmt.Errorf("create %s: %w", path, err)
 }
@@ -67,8 +67,10 @@ type protectedCall struct {
 	mu        sync.Mutex
 	attempted bool
 	inflight  int
-	abandoned bool  // the caller returned an error: attempts clean up
-	w         *wire // the wire asked for the create's reply, if any
+	abandoned bool
+	idle      chan struct{} // closed when the last attempt ends after abandon
+	handOff   bool          // the caller stopped waiting: attempts clean up
+	w         *wire         // the wire asked for the create's reply, if any
 	// Set by the attempt that succeeds; read once c.do has returned.
 	created   string
 	foundStat *zk.Stat // of a node found by its protected id
@@ -188,15 +190,22 @@ func (pc *protectedCall) begin() (retrying, ok bool) {
 	return retrying, true
 }
 
-// endProtectedAttempt counts an attempt ended with err. One that ends
-// after the caller left with an error deletes what the create may have
-// made (see abandon): the caller was never given it.
+// endProtectedAttempt counts an attempt ended with err. The last one to
+// end after the caller abandoned the create wakes the caller, waiting to
+// clean up; if the caller stopped waiting (handOff), the attempt deletes
+// what the create may have made itself: at once on its connection, or
+// else in the background.
 func (c *Client) endProtectedAttempt(conn *zk.Conn, pc *protectedCall, err error) {
 	pc.mu.Lock()
 	pc.inflight--
-	abandoned, w := pc.abandoned, pc.w
+	last := pc.abandoned && pc.inflight == 0
+	if last && pc.idle != nil {
+		close(pc.idle)
+		pc.idle = nil
+	}
+	handOff, w := last && pc.handOff, pc.w
 	pc.mu.Unlock()
-	if !abandoned {
+	if !handOff {
 		return
 	}
 	if w != nil {
@@ -224,24 +233,45 @@ func mayHaveMade(err error) bool {
 }
 
 // abandon stops further attempts after the create failed with err. It
-// reports whether an attempt is still in flight (it cleans up when it
-// ends) and whether a node may exist: an attempt was made and the create
-// failed in a way that leaves that open (a connection loss, or ctx's end).
-func (pc *protectedCall) abandon(ctx context.Context, err error) (pending, mayExist bool) {
+// reports whether an attempt is still in flight (idle is closed when the
+// last one ends) and whether a node may exist: an attempt was made and
+// the create failed in a way that leaves that open (an attempt still in
+// flight, a connection loss, or ctx's end).
+func (pc *protectedCall) abandon(ctx context.Context, err error) (pending bool, idle chan struct{}, mayExist bool) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	pc.abandoned = true
 	pending = pc.inflight > 0
+	if pending {
+		idle = make(chan struct{})
+		pc.idle = idle
+	}
 	mayExist = pc.attempted && (pending || retry.IsRetryable(err) || ctx.Err() != nil)
-	return pending, mayExist
+	return pending, idle, mayExist
 }
 
 // cleanUpProtected deletes the node a failed protected create may have
-// left, no attempt being in flight: by its protected id, before returning
-// while that is quick (CleanupContext), or else in the background.
-func (c *Client) cleanUpProtected(ctx context.Context, pc *protectedCall) {
+// left. It waits for the attempt still in flight, if any, and deletes the
+// node by its protected id, while that is quick (CleanupContext: a round
+// trip past ctx's end on a live connection, nothing when disconnected);
+// past that, the attempt, when it ends, or a background task does it.
+func (c *Client) cleanUpProtected(ctx context.Context, pc *protectedCall, pending bool, idle <-chan struct{}) {
 	dctx, cancel := c.CleanupContext(ctx)
 	defer cancel()
+	if pending {
+		select {
+		case <-idle:
+		case <-dctx.Done():
+		case <-c.ctx.Done():
+		}
+		pc.mu.Lock()
+		if pc.inflight > 0 {
+			pc.handOff = true
+			pc.mu.Unlock()
+			return
+		}
+		pc.mu.Unlock()
+	}
 	if dctx.Err() != nil {
 		c.findAndDeleteInBackground(pc.parent, pc.prefix)
 		return
