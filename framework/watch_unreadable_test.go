@@ -133,12 +133,12 @@ func TestWatchOneShotTreeRearmOnUnreadableNode(t *testing.T) {
 // expiry, not only the client's: a session the server still holds would
 // be resumed by the connection the client retired, which sets
 // go-zookeeper's one-shot watches again unguarded (go-zookeeper#35).
-func expiringStranger(t *testing.T) (owner, stranger *Client, expire func()) {
+func expiringStranger(t *testing.T) (owner, stranger *Client, proxy *zktest.Proxy, expire func()) {
 	t.Helper()
 	srv := server(t)
 	ns := newNamespace(t)
 	owner = connectNS(t, ns, WithAuth("digest", []byte("owner:pw")))
-	proxy := zktest.NewProxy(t, srv.Addr())
+	proxy = zktest.NewProxy(t, srv.Addr())
 	stranger = connect(t, proxy.Addr(), WithNamespace(ns), WithSessionTimeout(4*time.Second))
 	expire = func() {
 		t.Helper()
@@ -161,7 +161,7 @@ func expiringStranger(t *testing.T) (owner, stranger *Client, expire func()) {
 			t.Fatal("same session after expiry")
 		}
 	}
-	return owner, stranger, expire
+	return owner, stranger, proxy, expire
 }
 
 // Re-arming after a new session: a node Watcher whose node became
@@ -169,7 +169,7 @@ func expiringStranger(t *testing.T) (owner, stranger *Client, expire func()) {
 // before, having none), so it reports the node's next change once the
 // node is readable again.
 func TestWatchOneShotRearmAfterExpiryOnUnreadableNode(t *testing.T) {
-	owner, stranger, expire := expiringStranger(t)
+	owner, stranger, _, expire := expiringStranger(t)
 	ctx := testCtx(t)
 	if _, err := owner.Create(ctx, "/n", nil); err != nil {
 		t.Fatal(err)
@@ -198,7 +198,7 @@ func TestWatchOneShotRearmAfterExpiryOnUnreadableNode(t *testing.T) {
 // loaded again although one of its nodes became unreadable, and later
 // changes are reported.
 func TestWatchOneShotTreeRearmAfterExpiry(t *testing.T) {
-	owner, stranger, expire := expiringStranger(t)
+	owner, stranger, _, expire := expiringStranger(t)
 	ctx := testCtx(t)
 	if _, err := owner.Create(ctx, "/t/k", nil, CreatingParents()); err != nil {
 		t.Fatal(err)

@@ -104,11 +104,12 @@ type Watcher struct {
 	wg   sync.WaitGroup
 
 	mu       sync.Mutex
-	order    []queuedKey              // places of pending events, oldest first
-	dead     int                      // places in order whose event moved on
-	seq      uint64                   // the last place given
-	pending  map[string]*pendingEvent // by key: the path, resyncKey or a sync key
-	synced   map[string]chan struct{} // by sync key: closed once its marker is received
+	order    []queuedKey                  // places of pending events, oldest first
+	dead     int                          // places in order whose event moved on
+	seq      uint64                       // the last place given
+	epoch    uint64                       // Sync markers queued: see pendingKey
+	pending  map[pendingKey]*pendingEvent // path events, the resync and Sync markers
+	synced   map[string]chan struct{}     // by sync key: closed once its marker is received
 	syncSeq  uint64
 	fallback bool          // served by one-shot watches
 	armed    chan struct{} // closed once the one-shot watches are first set
@@ -121,11 +122,22 @@ type Watcher struct {
 // resyncKey is the pending queue's key of the resync marker: no path.
 const resyncKey = "\x00resync"
 
+// pendingKey is the key of a pending event: its path (resyncKey, a Sync
+// key) and, for a path event, the number of Sync markers queued before it.
+// A path's events coalesce within an epoch only: a coalesced event moves
+// to the end, and must not move behind a Sync marker queued after its
+// first event, or Sync would return before the consumer heard of a
+// change committed before it.
+type pendingKey struct {
+	key   string
+	epoch uint64
+}
+
 // queuedKey is a place in the pending queue: the event of key whose seq
 // it is; a place whose event has moved on (coalesced, queued later) is
 // skipped.
 type queuedKey struct {
-	key string
+	key pendingKey
 	seq uint64
 }
 
@@ -183,7 +195,7 @@ func (c *Client) Watch(ctx context.Context, path string, opts ...WatchOption) (*
 		wake:    make(chan struct{}, 1),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
-		pending: map[string]*pendingEvent{},
+		pending: map[pendingKey]*pendingEvent{},
 	}
 	w.sub = &pwSub{recursive: o.recursive, event: w.event, resync: w.resync}
 	fallback := o.oneShot
@@ -325,13 +337,25 @@ func (w *Watcher) Close() error {
 // never blocks (it runs on go-zookeeper's receive goroutine). A coalesced
 // event takes the place of the last event it stands for, at the end:
 // left at the first's place it would jump ahead of events queued in
-// between, a parent's deletion ahead of its child's.
+// between, a parent's deletion ahead of its child's. A resync marker
+// stays at the first's place instead: the consumer reads everything
+// again when it gets it, after every reconnection it stands for, and it
+// must stay ahead of the Sync markers queued after it.
 func (w *Watcher) queue(ev WatchEvent) {
-	key := ev.Path
+	key := pendingKey{key: ev.Path}
 	if ev.Type == WatchResync {
-		key = resyncKey
+		key = pendingKey{key: resyncKey}
 	}
 	w.mu.Lock()
+	if p := w.pending[key]; p != nil && ev.Type == WatchResync {
+		p.ev.NewSession = p.ev.NewSession || ev.NewSession
+		w.mu.Unlock()
+		w.signal()
+		return
+	}
+	if ev.Type != WatchResync {
+		key.epoch = w.epoch
+	}
 	w.seq++
 	if p := w.pending[key]; p != nil {
 		newSession := p.ev.NewSession || ev.NewSession
@@ -346,6 +370,10 @@ func (w *Watcher) queue(ev WatchEvent) {
 	w.order = append(w.order, queuedKey{key, w.seq})
 	w.compactLocked()
 	w.mu.Unlock()
+	w.signal()
+}
+
+func (w *Watcher) signal() {
 	select {
 	case w.wake <- struct{}{}:
 	default:
@@ -373,7 +401,7 @@ func (w *Watcher) compactLocked() {
 func (w *Watcher) next() (WatchEvent, chan struct{}, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var key string
+	var key pendingKey
 	for {
 		if len(w.order) == 0 {
 			w.order, w.dead = nil, 0 // let the array go
@@ -393,8 +421,8 @@ func (w *Watcher) next() (WatchEvent, chan struct{}, bool) {
 	}
 	ev := w.pending[key].ev
 	delete(w.pending, key)
-	received := w.synced[key]
-	delete(w.synced, key)
+	received := w.synced[key.key]
+	delete(w.synced, key.key)
 	return ev, received, true
 }
 
@@ -435,8 +463,10 @@ func (w *Watcher) Sync(ctx context.Context) error {
 	}
 	w.synced[key] = received
 	w.seq++
-	w.pending[key] = &pendingEvent{ev: WatchEvent{Type: WatchSynced, Path: w.path}, seq: w.seq}
-	w.order = append(w.order, queuedKey{key, w.seq})
+	pk := pendingKey{key: key}
+	w.pending[pk] = &pendingEvent{ev: WatchEvent{Type: WatchSynced, Path: w.path}, seq: w.seq}
+	w.order = append(w.order, queuedKey{pk, w.seq})
+	w.epoch++ // events after the marker do not coalesce with those before
 	w.mu.Unlock()
 	select {
 	case w.wake <- struct{}{}:

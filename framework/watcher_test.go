@@ -643,7 +643,7 @@ func TestWatchSlowConsumerCoalesces(t *testing.T) {
 	eventually(t, testTimeout, "the end marker queued", func() (bool, error) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		return w.pending["/q/end"] != nil, nil
+		return w.pending[pendingKey{key: "/q/end"}] != nil, nil
 	})
 	w.mu.Lock()
 	queued := len(w.pending)
@@ -705,12 +705,12 @@ func TestWatchQueue(t *testing.T) {
 			[]WatchEvent{{Type: WatchCreated, Path: "/b"}, {Type: WatchDataChanged, Path: "/a", Zxid: 9, Coalesced: true}}},
 		{"deepest first kept", []WatchEvent{{Type: WatchDataChanged, Path: "/p"}, {Type: WatchDeleted, Path: "/p/c"}, {Type: WatchDeleted, Path: "/p"}},
 			[]WatchEvent{{Type: WatchDeleted, Path: "/p/c"}, {Type: WatchDeleted, Path: "/p", Coalesced: true}}},
-		{"resyncs merge", []WatchEvent{{Type: WatchResync, Path: "/", NewSession: true}, {Type: WatchDeleted, Path: "/a"}, {Type: WatchResync, Path: "/"}},
-			[]WatchEvent{{Type: WatchDeleted, Path: "/a"}, {Type: WatchResync, Path: "/", NewSession: true}}},
+		{"resyncs merge in place", []WatchEvent{{Type: WatchResync, Path: "/"}, {Type: WatchDeleted, Path: "/a"}, {Type: WatchResync, Path: "/", NewSession: true}},
+			[]WatchEvent{{Type: WatchResync, Path: "/", NewSession: true}, {Type: WatchDeleted, Path: "/a"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := &Watcher{pending: map[string]*pendingEvent{}, wake: make(chan struct{}, 1)}
+			w := &Watcher{pending: map[pendingKey]*pendingEvent{}, wake: make(chan struct{}, 1)}
 			for _, ev := range tt.in {
 				w.queue(ev)
 			}
@@ -727,8 +727,33 @@ func TestWatchQueue(t *testing.T) {
 			}
 		})
 	}
+	// A Sync marker is a barrier: a change queued before it is not moved
+	// behind it by a later change of its path, nor is the resync.
+	w := &Watcher{pending: map[pendingKey]*pendingEvent{}, wake: make(chan struct{}, 1)}
+	w.queue(WatchEvent{Type: WatchResync, Path: "/"})
+	w.queue(WatchEvent{Type: WatchDataChanged, Path: "/a"})
+	w.mu.Lock()
+	w.seq++
+	w.pending[pendingKey{key: "\x00sync1"}] = &pendingEvent{ev: WatchEvent{Type: WatchSynced}, seq: w.seq}
+	w.order = append(w.order, queuedKey{pendingKey{key: "\x00sync1"}, w.seq})
+	w.epoch++
+	w.mu.Unlock()
+	w.queue(WatchEvent{Type: WatchDataChanged, Path: "/a", Zxid: 2})
+	w.queue(WatchEvent{Type: WatchResync, Path: "/", NewSession: true})
+	var got []WatchEvent
+	for {
+		ev, _, ok := w.next()
+		if !ok {
+			break
+		}
+		got = append(got, ev)
+	}
+	want := []WatchEvent{{Type: WatchResync, Path: "/", NewSession: true}, {Type: WatchDataChanged, Path: "/a"}, {Type: WatchSynced}, {Type: WatchDataChanged, Path: "/a", Zxid: 2}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("around a Sync marker: got %+v, want %+v", got, want)
+	}
 	// Churn on a few paths with nobody reading: the queue stays bounded.
-	w := &Watcher{pending: map[string]*pendingEvent{}, wake: make(chan struct{}, 1)}
+	w = &Watcher{pending: map[pendingKey]*pendingEvent{}, wake: make(chan struct{}, 1)}
 	for i := range 10000 {
 		w.queue(WatchEvent{Type: WatchDataChanged, Path: fmt.Sprintf("/p%d", i%3)})
 	}
