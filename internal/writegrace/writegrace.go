@@ -24,12 +24,17 @@ const Period = time.Second
 // ends is answered and its outcome known. done takes the write's error and
 // returns it; when the grace ran out too, it returns an error that wraps
 // both ctx's error and the write's (its outcome is then unknown). done
-// releases the context and must be called once.
+// releases the context and must be called once. A nil ctx gives a nil
+// wctx, which the framework's calls refuse (framework.ErrInvalidOption)
+// as they refuse the caller's nil ctx.
 func Context(ctx context.Context) (wctx context.Context, done func(error) error) {
 	return contextAfter(ctx, Period)
 }
 
 func contextAfter(ctx context.Context, grace time.Duration) (context.Context, func(error) error) {
+	if ctx == nil {
+		return nil, func(err error) error { return err }
+	}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var mu sync.Mutex
 	var timer *time.Timer

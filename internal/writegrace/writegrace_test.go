@@ -68,3 +68,17 @@ func TestContext(t *testing.T) {
 		})
 	}
 }
+
+// A nil ctx stays nil, for the framework to refuse as it refuses the
+// caller's (the conformance suite's TestNilContextChangesNothing).
+func TestNilContext(t *testing.T) {
+	var nilCtx context.Context
+	wctx, done := Context(nilCtx)
+	if wctx != nil {
+		t.Fatalf("Context(nil) = %v, want nil", wctx)
+	}
+	errWrite := errors.New("refused")
+	if err := done(errWrite); !errors.Is(err, errWrite) {
+		t.Fatalf("done = %v, want the write's error", err)
+	}
+}
