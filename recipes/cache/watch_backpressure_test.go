@@ -213,3 +213,160 @@ func TestBlockedListenerBoundedAcrossReconnects(t *testing.T) {
 		}
 	}
 }
+
+// A slow listener through cuts and a session expiry, with an unreadable
+// node in the tree: replaying what it hears, in order, on a mirror (each
+// creation under a parent it has, each deletion of a leaf it has) gives
+// the cache's final state; a blocked one's queue stays bounded meanwhile.
+// In both watch modes.
+func TestSlowAndBlockedListenersThroughExpiry(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []struct {
+		name string
+		opts []cache.Option
+	}{{"persistent", nil}, {"one-shot", []cache.Option{cache.OneShotWatches()}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			ns := testkit.Unique(t)
+			ctx := testkit.Ctx(t)
+			owner := testkit.Connect(t, zkAddr, ns, framework.WithAuth("digest", []byte("owner:pw")))
+			mustCreate(t, ctx, owner, "/r/a/x", "x")
+			if _, err := owner.Create(ctx, "/r/secret", nil, framework.WithACL(ownerOnly)); err != nil {
+				t.Fatal(err)
+			}
+			proxy := zktest.NewProxy(t, zkAddr)
+			c := testkit.Connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(4*time.Second))
+			ch := cache.New(c, "/r", mode.opts...)
+			defer ch.Close()
+			mirror := map[string]bool{}
+			var mu sync.Mutex
+			var bad []string
+			slow := make(chan struct{})
+			release := make(chan struct{})
+			defer func() {
+				select {
+				case <-release:
+				default:
+					close(release)
+				}
+			}()
+			defer ch.Listen(func(ev cache.Event) {
+				<-slow
+				mu.Lock()
+				defer mu.Unlock()
+				parent, _ := framework.SplitPath(ev.Path)
+				switch ev.Type {
+				case cache.Created:
+					if ev.Path != "/r" && !mirror[parent] {
+						bad = append(bad, "created "+ev.Path+" before its parent")
+					}
+					mirror[ev.Path] = true
+				case cache.Deleted:
+					for p := range mirror {
+						if len(p) > len(ev.Path) && p[:len(ev.Path)+1] == ev.Path+"/" {
+							bad = append(bad, "deleted "+ev.Path+" before "+p)
+						}
+					}
+					delete(mirror, ev.Path)
+				}
+			})()
+			defer ch.Listen(func(cache.Event) { <-release })()
+			if err := ch.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 3 {
+				proxy.Cut()
+				testkit.WaitState(t, c, connstate.Suspended)
+				mustCreate(t, ctx, owner, fmt.Sprintf("/r/a/y%d/z", i), "z")
+				mustSet(t, ctx, owner, "/r/a", fmt.Sprint(i))
+				proxy.Restore()
+				testkit.WaitState(t, c, connstate.Reconnected)
+				mustDelete(t, ctx, owner, fmt.Sprintf("/r/a/y%d", i))
+			}
+			// A session expiry, on the server: its ephemeral goes.
+			if _, err := c.Create(ctx, "/marker", nil, framework.WithMode(framework.Ephemeral)); err != nil {
+				t.Fatal(err)
+			}
+			proxy.BlackHole()
+			testkit.WaitState(t, c, connstate.Lost)
+			testkit.Eventually(t, "the server expires the session", func() bool {
+				st, err := owner.Exists(ctx, "/marker")
+				return err == nil && st == nil
+			})
+			mustSet(t, ctx, owner, "/r/a", "p2")
+			mustDelete(t, ctx, owner, "/r/a/x")
+			mustDelete(t, ctx, owner, "/r/a")
+			proxy.Restore()
+			testkit.WaitState(t, c, connstate.Reconnected)
+			if err := ch.Synced(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range cache.QueueLens(ch) {
+				// Per path a deletion and what followed: /r/a, /r/a/x,
+				// /r/secret; Initialized and one Resynced.
+				if n > 2*3+2 {
+					t.Fatalf("queues %v: unbounded", cache.QueueLens(ch))
+				}
+			}
+			close(slow)
+			testkit.Eventually(t, "the slow listener's mirror matches the cache", func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				if len(mirror) != ch.Len() {
+					return false
+				}
+				ok := true
+				ch.Walk("/r", func(n cache.Node) bool { ok = ok && mirror[n.Path]; return ok })
+				return ok
+			})
+			mu.Lock()
+			defer mu.Unlock()
+			if len(bad) > 0 {
+				t.Fatalf("the slow listener heard a tree no server had: %v", bad)
+			}
+		})
+	}
+}
+
+// Synced after a cut: a write made while the cache was cut off is in the
+// cache when Synced returns, although the reconnection alone says nothing
+// of it (a wake-up is not the condition).
+func TestSyncedAfterCutSeesWritesMadeDuringIt(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []struct {
+		name string
+		opts []cache.Option
+	}{{"persistent", nil}, {"one-shot", []cache.Option{cache.OneShotWatches()}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			ns := testkit.Unique(t)
+			ctx := testkit.Ctx(t)
+			other := testkit.Connect(t, zkAddr, ns)
+			mustCreate(t, ctx, other, "/r/n", "0")
+			proxy := zktest.NewProxy(t, zkAddr)
+			c := testkit.Connect(t, proxy.Addr(), ns)
+			ch := cache.New(c, "/r", mode.opts...)
+			defer ch.Close()
+			if err := ch.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for i := 1; i <= 3; i++ {
+				proxy.Cut()
+				testkit.WaitState(t, c, connstate.Suspended)
+				mustSet(t, ctx, other, "/r/n", fmt.Sprint(i))
+				mustCreate(t, ctx, other, fmt.Sprintf("/r/new%d", i), "")
+				proxy.Restore()
+				// Not waiting for the reconnection: Synced must.
+				if err := ch.Synced(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if n, _ := ch.Get("/r/n"); string(n.Data) != fmt.Sprint(i) {
+					t.Fatalf("cut %d: Synced returned with /r/n = %q", i, n.Data)
+				}
+				if _, ok := ch.Get(fmt.Sprintf("/r/new%d", i)); !ok {
+					t.Fatalf("cut %d: Synced returned without /r/new%d", i, i)
+				}
+			}
+		})
+	}
+}
