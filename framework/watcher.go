@@ -154,7 +154,9 @@ type pendingEvent struct {
 // on Events in the order the server made them, per path; a WatchResync
 // follows every reconnection and new session. The event goroutine is
 // never blocked: a consumer slower than the changes gets one event per
-// path, the last (Coalesced), so memory is bounded by the number of
+// path, the last (Coalesced), at the place of that last event (never
+// ahead of events queued after the path's first, never behind a Sync
+// marker queued after it), so memory is bounded by the number of
 // paths, and nothing is dropped. The Watcher ends when ctx ends, on
 // Close, or when the client closes; then Events is closed, Err says why,
 // and the server's watch is removed unless another Watcher of the client
@@ -165,9 +167,13 @@ type pendingEvent struct {
 // persistent watches it falls back to one-shot watches, set again after
 // each event: exists and children watches on the node, and for a Recursive
 // Watcher on every node of the subtree, as Curator's TreeCache does (two
-// server watches per node). Watch runs under the retry policy; on
-// failure (ErrInvalidPath, ErrClosed, ctx's error) it leaves nothing
-// running and no watch on the server.
+// server watches per node). Nodes the client may not read get their
+// exists watch alone (it needs no permission), except that a one-shot
+// Watch of a root the client may not list fails with zk.ErrNoAuth; a
+// persistent one is set (AddWatch asks no permission; servers from
+// 3.8.4 withhold the events of unreadable nodes). Watch runs under the
+// retry policy; on failure (ErrInvalidPath, ErrClosed, zk.ErrNoAuth,
+// ctx's error) it leaves nothing running and no watch on the server.
 func (c *Client) Watch(ctx context.Context, path string, opts ...WatchOption) (*Watcher, error) {
 	if c == nil {
 		return nil, ErrNilClient

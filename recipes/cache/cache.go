@@ -461,7 +461,8 @@ func (c *Cache) Walk(path string, fn func(Node) bool) {
 // the changes gets each path's outcome (see Event.Coalesced), so it
 // never blocks the cache and its queue is bounded by the number of paths.
 // cancel unregisters fn; events queued and not yet delivered are
-// dropped. cancel may be called from fn.
+// dropped. cancel may be called from fn, and more than once. After
+// Close, Listen registers nothing and fn is never called.
 func (c *Cache) Listen(fn func(Event)) (cancel func()) {
 	if c == nil || fn == nil {
 		return func() {}
