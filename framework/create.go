@@ -229,15 +229,17 @@ func StripProtected(name string) string {
 // the client's default data; use []byte{} for empty. It runs under the retry
 // policy.
 //
-// When ctx ends, Create returns ctx's error at once, without waiting for a
-// request already on its way; such a request may still be applied. Create
-// never leaves that node behind: when the late reply says the node was made
-// (or, with Protected, whenever it may have been), the node is deleted, at
-// once on the connection that carried the reply, or else in the background
-// as a Guaranteed delete is, until the client closes (Close waits, up to a
-// second, for a create in flight and that delete). Only the node as made is
-// deleted: one of another session, or one whose data was written since
-// (someone took it up), is left. So on any error Create leaves no node of
+// When ctx ends with a request on its way, the request may still be
+// applied, and Create never leaves that node behind. It returns ctx's
+// error once it has waited for the reply and deleted the node the reply
+// says was made (with Protected, whatever its id names), but never longer
+// than CleanupContext allows: a round trip (one second) past ctx's end on
+// a live connection, nothing while disconnected. Past that, the request,
+// when its reply comes, deletes the node itself, at once on its connection
+// or else in the background as a Guaranteed delete does, until the client
+// closes (Close waits, up to a second, for a create in flight and that
+// delete). Only the node as made is deleted: one of another session, or
+// one whose data was written since (someone took it up), is left. So on any error Create leaves no node of
 // its own, with two exceptions: missing parents it made stay
 // (CreatingParents), and, without Protected, a create whose reply is lost
 // with the connection may have been applied and cannot be told from
