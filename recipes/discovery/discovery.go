@@ -153,11 +153,12 @@ func (d *Discovery) prepare(inst Instance) (Instance, []byte, error) {
 // (Curator deletes and re-creates every instance then, a flap for every
 // watcher); after the session is lost the instance is registered again in
 // the new session, with the data of the latest Update, once the old node
-// has gone. A node of another session at the path (this service's
-// previous process, restarted before its session expired) is never
-// deleted: Register waits for it to go, logging a warning, and if ctx
-// ends first returns an error matching ctx's and ErrOwnedByOtherSession
-// (FailIfOwned: ErrOwnedByOtherSession at once).
+// has gone. A node of another session at a Dynamic instance's path (this
+// service's previous process, restarted before its session expired) is
+// never deleted unless TakeOver: Register waits for it to go, logging a
+// warning, and if ctx ends first returns an error matching ctx's and
+// ErrOwnedByOtherSession (FailIfOwned: ErrOwnedByOtherSession at once;
+// TakeOver: Curator's way, the node is deleted and ours made).
 // Static and Permanent instances are written as PERSISTENT nodes (an
 // existing one is overwritten, as Curator does).
 //
@@ -255,8 +256,11 @@ func (d *Discovery) register(ctx context.Context, reg *registration, inst Instan
 		mode = framework.EphemeralSequential
 	}
 	opts := []node.Option{node.WithMode(mode), node.WithLogger(d.log)}
-	if d.o.failIfOwned {
+	switch {
+	case d.o.failIfOwned:
 		opts = append(opts, node.FailIfOwned())
+	case d.o.takeOver && mode == framework.Ephemeral:
+		opts = append(opts, node.TakeOver())
 	}
 	n := node.New(d.c, path, data, opts...)
 	name, id := inst.Name, inst.ID
@@ -271,6 +275,10 @@ func (d *Discovery) register(ctx context.Context, reg *registration, inst Instan
 	if err := n.Start(ctx); err != nil {
 		stop()
 		_ = n.Close(ctx)
+		if errors.Is(err, ErrOwnedByOtherSession) && ctx.Err() != nil {
+			// node's error names node's options; ours are these.
+			return fmt.Errorf("discovery: register %s: %w (here: discovery.TakeOver or discovery.FailIfOwned)", path, err)
+		}
 		return fmt.Errorf("discovery: register %s: %w", path, err)
 	}
 	reg.inst, reg.node, reg.path, reg.stop = inst, n, n.Path(), stop

@@ -111,3 +111,48 @@ func TestRestartedProcessWaitsForItsDeadSessionsNode(t *testing.T) {
 		t.Fatalf("events %v, want deleted then created", seen)
 	}
 }
+
+// TakeOver is Curator's way for a restarted process: the previous
+// session's node is deleted at Register and ours made at once, without
+// waiting for the old session to expire. And the error of a wait cut
+// short names this package's options, not only node's.
+func TestRestartedProcessTakesOverWithTakeOver(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	ns := testkit.Unique(t)
+	const path = "/services/orders/o-1"
+	proxy := zktest.NewProxy(t, zkAddr)
+	prev := testkit.Connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(20*time.Second))
+	prevD := discovery.New(prev, "/services")
+	// Its node's goroutines end with its Close; its deletes cannot land.
+	t.Cleanup(func() { _ = prevD.Close(withTimeout(t, time.Second)) })
+	if err := prevD.Register(ctx, instance("orders", "o-1", 1)); err != nil {
+		t.Fatal(err)
+	}
+	proxy.BlackHole() // the process dies; its session lives on for 20 s
+	c := testkit.Connect(t, zkAddr, ns)
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	err := open(t, c, "/services").Register(short, instance("orders", "o-1", 2))
+	cancel()
+	if !errors.Is(err, discovery.ErrOwnedByOtherSession) || !strings.Contains(err.Error(), "discovery.TakeOver") {
+		t.Fatalf("a wait cut short: %v, want ErrOwnedByOtherSession naming discovery.TakeOver", err)
+	}
+	d := open(t, c, "/services", discovery.TakeOver())
+	if err := d.Register(withTimeout(t, 5*time.Second), instance("orders", "o-1", 2)); err != nil {
+		t.Fatalf("Register with TakeOver: %v", err)
+	}
+	data, st := get(t, c, path)
+	if st.EphemeralOwner != c.SessionID() {
+		t.Fatalf("the node is owned by 0x%x, not ours 0x%x", st.EphemeralOwner, c.SessionID())
+	}
+	if inst, err := discovery.Decode(data); err != nil || *inst.Port != 2 {
+		t.Fatalf("registered %s, %v", data, err)
+	}
+	// A sequential instance never meets another's node: TakeOver is
+	// no error there.
+	seq := instance("orders", "s-", 3)
+	seq.ServiceType = discovery.DynamicSequential
+	if err := d.Register(ctx, seq); err != nil {
+		t.Fatalf("a DynamicSequential instance with TakeOver: %v", err)
+	}
+}
