@@ -19,7 +19,8 @@
 //
 // The two layouts ignore each other's nodes, so on one path each would
 // elect a leader of its own. An election refuses a path that holds the
-// other layout's nodes with ErrLayoutMismatch (Campaign, after a look
+// other layout's nodes (or a read/write lock's, or a semaphore's leases)
+// with ErrLayoutMismatch (Campaign, after a look
 // behind its own create, so that of two candidates of different layouts
 // the later one refuses; Run, Start's Latch, Leader and Participants), and
 // a refused Campaign leaves no node. Curator does not look: a Java

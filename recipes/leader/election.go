@@ -34,9 +34,12 @@ type Election struct {
 	id     string
 	name   string // latchName or selectorName
 	driver locking.StandardDriver
-	l      *locking.Loop
-	policy connstate.ErrorPolicy // nil: the client's
-	log    *zap.Logger
+	// foreign are the layouts that the election refuses to share its
+	// path with (see foreignLayouts).
+	foreign []locking.Foreign
+	l       *locking.Loop
+	policy  connstate.ErrorPolicy // nil: the client's
+	log     *zap.Logger
 	// requeueOnError: Run campaigns again after fn fails (RequeueOnError).
 	requeueOnError bool
 }
@@ -74,8 +77,9 @@ func New(c *framework.Client, path string, opts ...Option) *Election {
 		data = []byte{}
 	}
 	e.driver = locking.StandardDriver{LockName: e.name, Data: data}
-	d := driver{StandardDriver: e.driver, c: c, path: path}
-	e.l = locking.New(c, path, d, locking.WithLogger(e.log), locking.WithErrorPolicy(o.policy),
+	e.foreign = foreignLayouts(o.selector)
+	e.l = locking.New(c, path, e.driver, locking.RefusingLayouts(e.foreign...),
+		locking.WithLogger(e.log), locking.WithErrorPolicy(o.policy),
 		locking.WithOneSession(ErrSessionLost), // a candidacy lives in one session
 		locking.WithKind("leader"),             // the selector layout's nodes are a mutex's
 		locking.WithName(o.telemetryName))
@@ -375,7 +379,7 @@ func (e *Election) read(ctx context.Context, first bool) ([]Participant, []node,
 // readNodes reads the participants among children (their data is the id);
 // see read.
 func (e *Election) readNodes(ctx context.Context, children []string, first bool) ([]Participant, []node, error) {
-	if err := mismatch(e.name, children); err != nil {
+	if err := locking.CheckForeign(ctx, e.c, e.path, children, e.foreign...); err != nil {
 		return nil, nil, err
 	}
 	sorted := locking.SortChildren(children, e.driver.Sequence)
