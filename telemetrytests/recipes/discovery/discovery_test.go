@@ -23,7 +23,7 @@ func TestMalformedInstanceIsSkippedAndReported(t *testing.T) {
 	if err := d.Register(ctx, instance("orders", "good", 1)); err != nil {
 		t.Fatal(err)
 	}
-	for id, data := range map[string]string{"junk": "not json", "noid": `{"name":"orders"}`, "empty": ""} {
+	for id, data := range map[string]string{"junk": "not json", "badport": `{"name":"orders","id":"badport","port":"0x50"}`, "empty": ""} {
 		if _, err := c.Create(ctx, "/services/orders/"+id, []byte(data)); err != nil {
 			t.Fatal(err)
 		}
