@@ -675,6 +675,11 @@ func (w *Watcher) runFallback(armed chan struct{}, strict bool) {
 				return
 			case errors.Is(err, zk.ErrNoAuth):
 				unreadable = true
+				// The children watch that fired (if one did) is not
+				// set again; the node's stat still shows the change.
+				if stat, err := w.c.Exists(ctx, w.path); err == nil {
+					see(stat)
+				}
 			default:
 				if !w.pause(end, changed) {
 					return
