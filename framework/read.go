@@ -244,7 +244,12 @@ type setOptions struct {
 // new Stat. A version mismatch is zk.ErrBadVersion (wrapped), a missing node
 // zk.ErrNoNode. It runs under the retry policy; a set whose reply was lost
 // may have been applied, and its retry then fails with zk.ErrBadVersion
-// unless the call is Idempotent.
+// unless the call is Idempotent. When ctx ends, Set returns ctx's error at
+// once, and a request already sent may still be applied: a write cannot be
+// taken back (unlike a create, whose node the client deletes). A caller
+// that must know the outcome waits with a ctx that outlives the reply
+// (context.WithoutCancel with a bound of its own), or reads the node again
+// after a Sync.
 func (c *Client) Set(ctx context.Context, path string, data []byte, version int32, opts ...SetOption) (*zk.Stat, error) {
 	if c == nil {
 		return nil, ErrNilClient
