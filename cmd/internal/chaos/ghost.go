@@ -53,8 +53,9 @@ type GhostStats struct {
 // ghostCheck is a node whose Close returned nil, to be looked for on the
 // server once due.
 type ghostCheck struct {
-	workload, name string
-	closed, due    time.Time
+	workload, name, mode string
+	closed, due          time.Time
+	session              int64 // the client's session when Close returned
 }
 
 // ghostRunner runs the abandoned-write workload: each client makes Nodes
@@ -95,7 +96,8 @@ func (r *ghostRunner) run(ctx context.Context, c, observer *framework.Client, cl
 		if err == nil {
 			now := time.Now()
 			select {
-			case r.checks <- ghostCheck{workload: workload, name: name, closed: now, due: now.Add(r.grace)}:
+			case r.checks <- ghostCheck{workload: workload, name: name, mode: mode, closed: now, due: now.Add(r.grace),
+				session: c.SessionID()}:
 			default: // the checker is behind: the end state still checks
 			}
 		}
@@ -192,15 +194,31 @@ func (r *ghostRunner) checker(observer *framework.Client) {
 		}
 		r.mu.Lock()
 		r.st.Checked++
+		var ghosts []string
 		for _, k := range kids {
 			if k == chk.name || strings.HasSuffix(k, "-"+chk.name) {
-				r.st.Ghosts++
-				r.vs = append(r.vs, Violation{Kind: ViolationGhost, Workload: chk.workload, At: time.Since(r.start),
-					Detail: fmt.Sprintf("node %s on the server %v after its Close returned nil",
-						k, time.Since(chk.closed).Round(time.Millisecond))})
+				ghosts = append(ghosts, k)
 			}
 		}
 		r.mu.Unlock()
+		for _, k := range ghosts {
+			// When the node was made (the server's clock, on this
+			// machine) and by which session tell a create that landed
+			// after Close from a delete that never came.
+			made := "its stat unread"
+			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			if st, err := observer.Exists(sctx, framework.JoinPath(ghostsPath(chk.workload), k)); err == nil && st != nil {
+				made = fmt.Sprintf("made %v after Close returned, by session 0x%x (the client's at Close: 0x%x)",
+					time.UnixMilli(st.Ctime).Sub(chk.closed).Round(time.Millisecond), st.EphemeralOwner, chk.session)
+			}
+			cancel()
+			r.mu.Lock()
+			r.st.Ghosts++
+			r.vs = append(r.vs, Violation{Kind: ViolationGhost, Workload: chk.workload, At: time.Since(r.start),
+				Detail: fmt.Sprintf("node %s (%s) on the server %v after its Close returned nil; %s",
+					k, chk.mode, time.Since(chk.closed).Round(time.Millisecond), made)})
+			r.mu.Unlock()
+		}
 	}
 }
 
