@@ -378,7 +378,28 @@ func endState(in *injector) []EndCheck {
 	})
 	watches.Detail = strings.Join(counts, ", ")
 	checks = append(checks, watches)
+	for i, chk := range checks {
+		if !chk.OK && chk.Name != connected.Name {
+			// Say where the clients stand: a check that failed for want
+			// of a connection is told from one that found nodes.
+			checks[i].Detail += "; clients: " + clientStates(in.clients)
+		}
+	}
 	return checks
+}
+
+// clientStates describes each client's connection: its state, session, and
+// the state and server of its go-zookeeper connection.
+func clientStates(clients []*framework.Client) string {
+	parts := make([]string, len(clients))
+	for i, c := range clients {
+		conn := "no conn"
+		if zc := c.Conn(); zc != nil {
+			conn = fmt.Sprintf("%v via %s", zc.State(), zc.Server())
+		}
+		parts[i] = fmt.Sprintf("%d: %v 0x%x (%s)", i, c.State(), c.SessionID(), conn)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // poll evaluates cond, a server-side condition, until it holds or ctx ends.
