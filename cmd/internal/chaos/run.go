@@ -333,7 +333,7 @@ func endState(in *injector) []EndCheck {
 	nodes.OK = poll(ctx, func() bool {
 		total := 0
 		for _, p := range paths {
-			kids, _, err := in.clients[0].Children(ctx, p)
+			kids, _, err := in.observer.Children(ctx, p)
 			if err != nil && !errors.Is(err, zk.ErrNoNode) {
 				left[p] = -1
 				lastErr = err
@@ -358,7 +358,7 @@ func endState(in *injector) []EndCheck {
 			nodes.Detail += fmt.Sprintf(" (-1: %v)", lastErr)
 		}
 	}
-	checks = append(checks, nodes, barrierEmpty(ctx, in.clients[0]), ghostsEmpty(ctx, in.clients[0]))
+	checks = append(checks, nodes, barrierEmpty(ctx, in.observer), ghostsEmpty(ctx, in.observer))
 
 	watches := EndCheck{Name: "no watches left"}
 	counts := make([]string, len(in.ens.Servers()))
@@ -378,6 +378,30 @@ func endState(in *injector) []EndCheck {
 	})
 	watches.Detail = strings.Join(counts, ", ")
 	checks = append(checks, watches)
+
+	// The clients again, after the checks above: each must still answer a
+	// request (a Sync through its own connection), not only say it is
+	// connected. One that stays unable to for the whole deadline is a
+	// client wedged after every fault healed.
+	answering := EndCheck{Name: "clients answer at the end"}
+	var mute []string
+	answering.OK = poll(ctx, func() bool {
+		mute = mute[:0]
+		for i, c := range in.clients {
+			sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			err := c.Sync(sctx, "/")
+			cancel()
+			if err != nil {
+				mute = append(mute, fmt.Sprintf("client %d: %v", i, err))
+			}
+		}
+		return len(mute) == 0
+	})
+	answering.Detail = "all"
+	if !answering.OK {
+		answering.Detail = strings.Join(mute, "; ")
+	}
+	checks = append(checks, answering)
 	for i, chk := range checks {
 		if !chk.OK && chk.Name != connected.Name {
 			// Say where the clients stand: a check that failed for want
