@@ -407,6 +407,8 @@ func (c *Client) Close() error {
 // return: at their reply, which a connected server sends within a round
 // trip, or, past replyDrain, once the socket closed fails them.
 func (c *Client) closeConn(h *handle, connected bool) {
+	// Whatever happens below, a connection being closed dials no more.
+	h.wire.quit()
 	if connected && h.replies.drain(replyDrain) {
 		h.conn.Close()
 		h.wire.abandon()

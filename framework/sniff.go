@@ -65,6 +65,7 @@ type wire struct {
 	mu        sync.Mutex
 	live      *wireConn              // the socket in use, nil between connections
 	abandoned bool                   // the connection was closed: dial no more
+	quitting  bool                   // gone is closed (quit or abandon)
 	want      map[string]wanted      // creates to watch, by request path
 	pending   map[int32]string       // xid -> request path, in flight
 	got       map[string]createReply // request path -> reply
@@ -302,15 +303,32 @@ func (e dialErrors) Unwrap() []error {
 // long session) end at once instead of when their read deadline passes.
 func (w *wire) abandon() {
 	w.mu.Lock()
-	if !w.abandoned {
-		close(w.gone)
-	}
+	w.quitLocked()
 	w.abandoned = true
 	live := w.live
 	w.live = nil
 	w.mu.Unlock()
 	if live != nil {
 		live.Conn.Close()
+	}
+}
+
+// quit tells the host provider that the connection is being closed, so
+// that go-zookeeper, if it is between connections, stops redialling and
+// sees its Close at the next round (hostprovider.go) instead of dialling
+// at once, perhaps resuming a session the client has given up (after a
+// client-side expiry the server may still hold it). A live socket stays
+// open: Close may still send its close request on it.
+func (w *wire) quit() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.quitLocked()
+}
+
+func (w *wire) quitLocked() {
+	if !w.quitting {
+		w.quitting = true
+		close(w.gone)
 	}
 }
 
