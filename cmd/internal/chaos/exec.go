@@ -254,9 +254,7 @@ func (x *execRunner) round(ctx context.Context, n int, loss string) (r ExecRound
 	r.Start = time.Now()
 	switch loss {
 	case ExecCut:
-		for _, p := range x.proxies {
-			p.Cut()
-		}
+		cutAll(x.proxies, "")
 	case ExecSilent:
 		for _, p := range x.proxies {
 			p.BlackHole()

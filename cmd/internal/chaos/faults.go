@@ -154,9 +154,7 @@ func (in *injector) killFollower(f *Fault) error {
 func (in *injector) cut(f *Fault, d time.Duration) {
 	i := in.rng.Intn(len(in.proxies))
 	f.Detail = fmt.Sprintf("client %d (%s) for %v", i, in.workloads[i], d)
-	for _, p := range in.proxies[i] {
-		p.Cut()
-	}
+	cutAll(in.proxies[i], "")
 	time.Sleep(d)
 	for _, p := range in.proxies[i] {
 		p.Restore()
@@ -199,9 +197,7 @@ func (in *injector) cutLeave(f *Fault) {
 		d := in.between(100*time.Millisecond, 600*time.Millisecond)
 		parts = append(parts, fmt.Sprintf("client %d (%s) %v", i, in.workloads[i], d.Round(time.Millisecond)))
 		in.cutLeaves++
-		for _, p := range in.proxies[i] {
-			p.Cut()
-		}
+		cutAll(in.proxies[i], "")
 		time.Sleep(d)
 		for _, p := range in.proxies[i] {
 			p.Restore()

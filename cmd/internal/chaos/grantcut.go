@@ -12,6 +12,7 @@ import (
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locking"
+	"github.com/gocurator/curator/zktest"
 )
 
 // Timed cuts: the cut-grant fault cuts a client's connections within a
@@ -217,12 +218,30 @@ func (in *injector) cutClient(i int) {
 	if conn := in.clients[i].Conn(); conn != nil {
 		server = conn.Server()
 	}
-	for _, p := range in.proxies[i] {
-		if p.Addr() == server {
+	cutAll(in.proxies[i], server)
+}
+
+// cutAll cuts a client's proxies as one partition: first every proxy but
+// the one the client is connected through (first; "" if none is known)
+// stops forwarding new connections (a black hole holds them), then that
+// one is cut, then all. Cut one after another, a client whose connection
+// the first cut closed redials at once through a proxy not cut yet, and a
+// lock holder under StandardPolicy, which lost its hold with the first
+// cut, then deletes its node there while its process tree still runs: a
+// gap of the harness's making (one CI-like run let an exec round's next
+// holder in within half a second that way), not a partition's.
+func cutAll(ps []*zktest.Proxy, first string) {
+	for _, p := range ps {
+		if p.Addr() != first {
+			p.BlackHole()
+		}
+	}
+	for _, p := range ps {
+		if p.Addr() == first {
 			p.Cut()
 		}
 	}
-	for _, p := range in.proxies[i] {
+	for _, p := range ps {
 		p.Cut()
 	}
 }
