@@ -156,8 +156,11 @@ func TestKeepaliveOnClock(t *testing.T) {
 	}
 	fake.Advance(every)
 	ping := fake.Now()
-	eventually(t, testTimeout, "the ping's reply acknowledged", func() (bool, error) {
-		return w.acked().Equal(ping), nil
+	// On the fake clock every request sent now carries the ping's time
+	// (go-zookeeper's own pings too), so wait for the keepalive to have
+	// recorded its ping as well as for an acknowledgement of that time.
+	eventually(t, testTimeout, "the ping sent and its reply acknowledged", func() (bool, error) {
+		return w.acked().Equal(ping) && lastPing().Equal(ping), nil
 	})
 	if !lastPing().Equal(ping) {
 		t.Fatalf("last ping at %v, want %v", lastPing().Sub(start), ping.Sub(start))
@@ -324,10 +327,15 @@ func TestRedialRefusedServerPaced(t *testing.T) {
 	if late := lost.Sub(w.acked()); late > session {
 		t.Fatalf("Lost %v after the last answered send, past the %v session", late, session)
 	}
+	// The watchdog fires at 90% of the negotiated timeout after the last
+	// answered send; the connection that replaces the old one dials at
+	// once from then on, through the same dialer: only the old one's
+	// dials, before that instant, are the paced redials.
+	fired := w.acked().Add(time.Duration(w.timeout()) * time.Millisecond * 9 / 10)
 	mu.Lock()
 	var during []time.Time
 	for _, d := range dials {
-		if d.After(gone) && d.Before(lost) {
+		if d.After(gone) && d.Before(lost) && d.Before(fired) {
 			during = append(during, d)
 		}
 	}
