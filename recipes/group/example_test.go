@@ -105,25 +105,32 @@ func ExampleMember_Listen() {
 		log.Fatal(err)
 	}
 	defer m.Close(context.Background())
+	// A listener that falls behind hears the latest state of a member
+	// (a join and an update merged into one join), so each change waits
+	// for its event here.
+	heard := func(want group.EventType) {
+		for ev := range events {
+			if ev.ID == "worker-9" {
+				fmt.Println(ev.Type, ev.ID, string(ev.Payload))
+				if ev.Type == want {
+					return
+				}
+			}
+		}
+	}
 	other := group.New(c, "/registry/workers", "worker-9", []byte("10.0.0.9:8080"))
 	if err := other.Start(ctx); err != nil {
 		log.Fatal(err)
 	}
+	heard(group.Joined)
 	if err := other.SetPayload(ctx, []byte("10.0.0.9:9090")); err != nil {
 		log.Fatal(err)
 	}
+	heard(group.Updated)
 	if err := other.Close(ctx); err != nil {
 		log.Fatal(err)
 	}
-	for ev := range events {
-		if ev.ID != "worker-9" {
-			continue
-		}
-		fmt.Println(ev.Type, ev.ID, string(ev.Payload))
-		if ev.Type == group.Left {
-			break
-		}
-	}
+	heard(group.Left)
 	// Output:
 	// joined worker-9 10.0.0.9:8080
 	// updated worker-9 10.0.0.9:9090
