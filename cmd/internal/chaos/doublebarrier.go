@@ -232,20 +232,20 @@ func (r *barrierRunner) stats(members int) (BarrierStats, []Violation) {
 // stopped, no member node is left. A ready node may be: one whose round's
 // members were all lost is left for the next round to replace (the round
 // rule), as in Curator.
-func barrierEmpty(ctx context.Context, c *framework.Client) EndCheck {
+func barrierEmpty(in *injector) EndCheck {
 	check := EndCheck{Name: "no double barrier nodes left"}
 	var left []string
-	check.OK = poll(ctx, func() bool {
+	check.OK = poll(endStateDeadline, func(ctx context.Context) bool {
 		left = left[:0]
 		for _, wl := range Workloads {
-			kids, _, err := c.Children(ctx, barrierPath(wl))
+			kids, _, err := in.observer.Children(ctx, barrierPath(wl))
 			if err != nil && !errors.Is(err, zk.ErrNoNode) {
 				left = append(left, fmt.Sprintf("%s: %v", wl, err))
 				continue
 			}
 			kids = slices.DeleteFunc(kids, func(k string) bool { return k == "ready" })
 			if len(kids) > 0 {
-				left = append(left, fmt.Sprintf("%s: %v", wl, kids))
+				left = append(left, fmt.Sprintf("%s: %s", wl, in.describe(ctx, barrierPath(wl), kids)))
 			}
 		}
 		return len(left) == 0

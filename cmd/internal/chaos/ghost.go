@@ -235,19 +235,19 @@ func (r *ghostRunner) stats() (GhostStats, []Violation) {
 // ghostsEmpty is the end-state check of the ghost workload: once the
 // workers stopped and the faults healed, no node of it is left (a session
 // lost meanwhile has expired within the end-state deadline).
-func ghostsEmpty(ctx context.Context, c *framework.Client) EndCheck {
+func ghostsEmpty(in *injector) EndCheck {
 	check := EndCheck{Name: "no ghost nodes left"}
 	var left []string
-	check.OK = poll(ctx, func() bool {
+	check.OK = poll(endStateDeadline, func(ctx context.Context) bool {
 		left = left[:0]
 		for _, wl := range Workloads {
-			kids, _, err := c.Children(ctx, ghostsPath(wl))
+			kids, _, err := in.observer.Children(ctx, ghostsPath(wl))
 			if err != nil && !errors.Is(err, zk.ErrNoNode) {
 				left = append(left, fmt.Sprintf("%s: %v", wl, err))
 				continue
 			}
 			if len(kids) > 0 {
-				left = append(left, fmt.Sprintf("%s: %v", wl, kids))
+				left = append(left, fmt.Sprintf("%s: %s", wl, in.describe(ctx, ghostsPath(wl), kids)))
 			}
 		}
 		return len(left) == 0

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -310,8 +311,6 @@ type EndCheck struct {
 func endState(in *injector) []EndCheck {
 	var checks []EndCheck
 	ctx, cancel := context.WithTimeout(context.Background(), endStateDeadline)
-	defer cancel()
-
 	connected := EndCheck{Name: "clients connected", OK: true, Detail: "all"}
 	for i, c := range in.clients {
 		if err := c.BlockUntilConnected(ctx); err != nil || !c.State().IsConnected() {
@@ -319,6 +318,7 @@ func endState(in *injector) []EndCheck {
 			connected.Detail = fmt.Sprintf("client %d: %v (%v)", i, c.State(), err)
 		}
 	}
+	cancel()
 	checks = append(checks, connected)
 
 	var paths []string
@@ -327,42 +327,31 @@ func endState(in *injector) []EndCheck {
 		paths = append(paths, p.mutex, p.long, p.sem, p.sem+"/locks", p.sem+"/leases", p.rw, p.cohort, p.rwCohort, p.election)
 	}
 	paths = append(paths, execLock, execBeats)
-	left := map[string]int{}
-	var lastErr error
+	var left []string
 	nodes := EndCheck{Name: "no lock nodes left"}
-	nodes.OK = poll(ctx, func() bool {
-		total := 0
+	nodes.OK = poll(endStateDeadline, func(ctx context.Context) bool {
+		left = left[:0]
 		for _, p := range paths {
 			kids, _, err := in.observer.Children(ctx, p)
 			if err != nil && !errors.Is(err, zk.ErrNoNode) {
-				left[p] = -1
-				lastErr = err
-				total++
+				left = append(left, fmt.Sprintf("%s: %v", p, err))
 				continue
 			}
-			left[p] = len(kids)
-			total += len(kids)
+			if len(kids) > 0 {
+				left = append(left, fmt.Sprintf("%s: %s", p, in.describe(ctx, p, kids)))
+			}
 		}
-		return total == 0
+		return len(left) == 0
 	})
 	nodes.Detail = fmt.Sprintf("all %d paths empty", len(paths))
 	if !nodes.OK {
-		var parts []string
-		for _, p := range paths {
-			if left[p] != 0 {
-				parts = append(parts, fmt.Sprintf("%s: %d", p, left[p]))
-			}
-		}
-		nodes.Detail = strings.Join(parts, ", ")
-		if lastErr != nil {
-			nodes.Detail += fmt.Sprintf(" (-1: %v)", lastErr)
-		}
+		nodes.Detail = strings.Join(left, ", ")
 	}
-	checks = append(checks, nodes, barrierEmpty(ctx, in.observer), ghostsEmpty(ctx, in.observer))
+	checks = append(checks, nodes, barrierEmpty(in), ghostsEmpty(in))
 
 	watches := EndCheck{Name: "no watches left"}
 	counts := make([]string, len(in.ens.Servers()))
-	watches.OK = poll(ctx, func() bool {
+	watches.OK = poll(endStateDeadline, func(context.Context) bool {
 		ok := true
 		for i, s := range in.ens.Servers() {
 			n, err := s.WatchCount()
@@ -385,13 +374,10 @@ func endState(in *injector) []EndCheck {
 	// client wedged after every fault healed.
 	answering := EndCheck{Name: "clients answer at the end"}
 	var mute []string
-	answering.OK = poll(ctx, func() bool {
+	answering.OK = poll(endStateDeadline, func(ctx context.Context) bool {
 		mute = mute[:0]
 		for i, c := range in.clients {
-			sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			err := c.Sync(sctx, "/")
-			cancel()
-			if err != nil {
+			if err := c.Sync(ctx, "/"); err != nil {
 				mute = append(mute, fmt.Sprintf("client %d: %v", i, err))
 			}
 		}
@@ -412,6 +398,32 @@ func endState(in *injector) []EndCheck {
 	return checks
 }
 
+// describe names the nodes kids of parent with their owners: the session
+// that owns each ephemeral node and, when it is one of the run's clients,
+// which one ("persistent" for a node no session owns).
+func (in *injector) describe(ctx context.Context, parent string, kids []string) string {
+	parts := make([]string, len(kids))
+	for i, k := range kids {
+		_, st, err := in.observer.Get(ctx, path.Join(parent, k))
+		switch {
+		case err != nil:
+			parts[i] = fmt.Sprintf("%s (%v)", k, err)
+		case st.EphemeralOwner == 0:
+			parts[i] = k + " (persistent)"
+		default:
+			owner := fmt.Sprintf("session 0x%x", st.EphemeralOwner)
+			for j, c := range in.clients {
+				if c.SessionID() == st.EphemeralOwner {
+					owner += fmt.Sprintf(", client %d", j)
+				}
+			}
+			parts[i] = fmt.Sprintf("%s (%s, made %s ago)", k, owner,
+				time.Since(time.UnixMilli(st.Ctime)).Round(time.Millisecond))
+		}
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
 // clientStates describes each client's connection: its state, session, and
 // the state and server of its go-zookeeper connection.
 func clientStates(clients []*framework.Client) string {
@@ -426,15 +438,22 @@ func clientStates(clients []*framework.Client) string {
 	return strings.Join(parts, ", ")
 }
 
-// poll evaluates cond, a server-side condition, until it holds or ctx ends.
-func poll(ctx context.Context, cond func() bool) bool {
+// poll evaluates cond, a server-side condition, until it holds or d has
+// passed. Each evaluation has a context of its own (at most 5s), so the last
+// one before the deadline still reads the server: what a failed check
+// reports is what was there, not a deadline that cut the reading short.
+func poll(d time.Duration, cond func(ctx context.Context) bool) bool {
+	deadline := time.Now().Add(d)
 	for {
-		if cond() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ok := cond(ctx)
+		cancel()
+		if ok {
 			return true
 		}
-		if ctx.Err() != nil {
+		if !time.Now().Before(deadline) {
 			return false
 		}
-		sleep(ctx, 100*time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
 }
