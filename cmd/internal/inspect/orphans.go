@@ -32,11 +32,13 @@ type Orphan struct {
 // Orphans walks the loaded tree at path and returns, depth first in name
 // order, the ephemeral nodes whose owner session is not connected (only
 // when s is Complete: otherwise nothing can be said of them) and the empty
-// parents (see OrphanEmptyParent). /zookeeper is skipped.
+// parents (see OrphanEmptyParent). /zookeeper is skipped, and so is an
+// empty directory of a recipe in use (a busy V2 semaphore's locks/ gate
+// between two acquires): Identify tells them.
 func Orphans(path string, root *Znode, s *Sessions, now time.Time) []Orphan {
 	var out []Orphan
-	var walk func(p string, z *Znode)
-	walk = func(p string, z *Znode) {
+	var walk func(p string, z *Znode, inUse bool)
+	walk = func(p string, z *Znode, inUse bool) {
 		if p == "/zookeeper" {
 			return
 		}
@@ -47,13 +49,14 @@ func Orphans(path string, root *Znode, s *Sessions, now time.Time) []Orphan {
 				out = append(out, Orphan{Node: p, Reason: OrphanSessionGone, Session: SessionHex(z.Owner),
 					Token: z.Czxid, Created: z.Ctime, AgeSeconds: age})
 			}
-		case z.IsEmptyParent():
+		case z.IsEmptyParent() && !inUse:
 			out = append(out, Orphan{Node: p, Reason: OrphanEmptyParent, Token: z.Czxid, Created: z.Ctime, AgeSeconds: age})
 		}
+		l := Identify(p, z)
 		for _, c := range z.Children {
-			walk(joinPath(p, c.Name), c)
+			walk(joinPath(p, c.Name), c, l.InUse() && IsStructural(l.Parts[c.Name]))
 		}
 	}
-	walk(path, root)
+	walk(path, root, false)
 	return out
 }
