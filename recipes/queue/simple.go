@@ -1,0 +1,219 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/locking"
+)
+
+// simplePrefix is the name of SimpleDistributedQueue's nodes, before the
+// server's sequence number (ZooKeeper's own queue recipe names them so).
+const simplePrefix = "qn-"
+
+// Simple is a queue in Curator's SimpleDistributedQueue layout (ZooKeeper's
+// queue recipe): raw bytes in PERSISTENT_SEQUENTIAL nodes "qn-<seq>", taken
+// lowest first by whoever deletes them first. It is safe for concurrent
+// use, and its goroutines waiting in Take share one watch (see Take).
+type Simple struct {
+	c    *framework.Client
+	path string
+	bad  error
+	turn chan struct{} // held by the one Take that watches the queue
+}
+
+// NewSimple returns a handle on the simple queue at path. It does no I/O;
+// bad input (nil client, invalid path) is reported by every call.
+func NewSimple(c *framework.Client, path string) *Simple {
+	s := &Simple{c: c, path: path, turn: make(chan struct{}, 1)}
+	if c == nil {
+		s.bad = ErrNilClient
+	} else if err := validatePath(path); err != nil {
+		s.bad = err
+	}
+	return s
+}
+
+func (s *Simple) check(ctx context.Context, verb string) error {
+	if s == nil {
+		return fmt.Errorf("queue: %s: %w", verb, ErrNilHandle)
+	}
+	if err := checkCtx(ctx); err != nil {
+		return s.wrap(verb, err)
+	}
+	return s.wrap(verb, s.bad)
+}
+
+func (s *Simple) wrap(verb string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("simple queue %s: %s: %w", s.path, verb, err)
+}
+
+// Offer adds data at the tail of the queue, as is (no framing: Curator's
+// SimpleDistributedQueue stores raw bytes). The queue's node is made as a
+// container if missing, as Curator does. Data over jute.maxbuffer is
+// refused with ErrDataTooLarge, unsent. A create whose reply is lost with
+// the connection may have been applied (at least once).
+func (s *Simple) Offer(ctx context.Context, data []byte) error {
+	if err := s.check(ctx, "offer"); err != nil {
+		return err
+	}
+	// The parents only when missing, so that data the client refuses
+	// (ErrDataTooLarge) writes nothing.
+	node := framework.JoinPath(s.path, simplePrefix)
+	_, err := s.c.Create(ctx, node, nonNil(data), framework.WithMode(framework.PersistentSequential))
+	if errors.Is(err, zk.ErrNoNode) {
+		_, err = s.c.Create(ctx, node, nonNil(data), framework.WithMode(framework.PersistentSequential), framework.CreatingParentContainers())
+	}
+	return s.wrap("offer", err)
+}
+
+// Poll removes and returns the head of the queue; ok is false when the
+// queue is empty. It never waits for an item. Like Curator's, it reads the
+// head and deletes it; when another consumer deletes it first, it tries the
+// next.
+func (s *Simple) Poll(ctx context.Context) (data []byte, ok bool, err error) {
+	if err := s.check(ctx, "poll"); err != nil {
+		return nil, false, err
+	}
+	names, err := s.list(ctx)
+	if err != nil {
+		return nil, false, s.wrap("poll", err)
+	}
+	data, ok, err = s.takeFirst(ctx, names)
+	return data, ok, s.wrap("poll", err)
+}
+
+// Peek returns the head of the queue without removing it; ok is false when
+// the queue is empty.
+func (s *Simple) Peek(ctx context.Context) (data []byte, ok bool, err error) {
+	if err := s.check(ctx, "peek"); err != nil {
+		return nil, false, err
+	}
+	names, err := s.list(ctx)
+	if err != nil {
+		return nil, false, s.wrap("peek", err)
+	}
+	for _, n := range names {
+		data, _, err := s.c.Get(ctx, framework.JoinPath(s.path, n))
+		if errors.Is(err, zk.ErrNoNode) {
+			continue
+		}
+		if err != nil {
+			return nil, false, s.wrap("peek", err)
+		}
+		return data, true, nil
+	}
+	return nil, false, nil
+}
+
+// Take removes and returns the head of the queue, waiting for an item
+// until ctx ends (its error). Unlike Curator's take, where every waiter
+// sets its own watch and all of them wake and race for each new item,
+// the Takes of one Simple wait in line: only the first watches the queue
+// and reads it when it changes, and the next one starts looking only when
+// it has its item, so one item wakes one waiter (per Simple: share one
+// handle between goroutines). When Take returns it has left no watch on
+// the server.
+func (s *Simple) Take(ctx context.Context) ([]byte, error) {
+	if err := s.check(ctx, "take"); err != nil {
+		return nil, err
+	}
+	select {
+	case s.turn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, s.wrap("take", ctx.Err())
+	}
+	defer func() { <-s.turn }()
+	data, err := s.take(ctx)
+	return data, s.wrap("take", err)
+}
+
+func (s *Simple) take(ctx context.Context) ([]byte, error) {
+	for {
+		children, _, ev, err := s.c.ChildrenW(ctx, s.path)
+		kind := framework.ChildWatch
+		if errors.Is(err, zk.ErrNoNode) {
+			var st *zk.Stat
+			st, ev, err = s.c.ExistsW(ctx, s.path)
+			kind = framework.ExistWatch
+			if err == nil && st != nil {
+				s.unwatch(ctx, kind)
+				continue // made meanwhile: list it
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		data, ok, err := s.takeFirst(ctx, sortSimple(children))
+		if err != nil || ok {
+			s.unwatch(ctx, kind)
+			return data, err
+		}
+		select {
+		case <-ev:
+		case <-ctx.Done():
+			s.unwatch(ctx, kind)
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// unwatch gives back the watch of a Take that stops waiting.
+func (s *Simple) unwatch(ctx context.Context, kind framework.WatchKind) {
+	cctx, cancel := s.c.CleanupContext(ctx)
+	defer cancel()
+	_ = s.c.Unwatch(cctx, s.path, kind)
+}
+
+func (s *Simple) list(ctx context.Context) ([]string, error) {
+	children, _, err := s.c.Children(ctx, s.path)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return sortSimple(children), nil
+}
+
+// takeFirst reads and deletes the first of names still there.
+func (s *Simple) takeFirst(ctx context.Context, names []string) ([]byte, bool, error) {
+	for _, n := range names {
+		p := framework.JoinPath(s.path, n)
+		data, _, err := s.c.Get(ctx, p)
+		if errors.Is(err, zk.ErrNoNode) {
+			continue
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		err = s.c.Delete(ctx, p)
+		if errors.Is(err, zk.ErrNoNode) {
+			continue // another consumer deleted it first: it is theirs
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		return data, true, nil
+	}
+	return nil, false, nil
+}
+
+// sortSimple returns the "qn-" nodes in sequence order; foreign children
+// are left out.
+func sortSimple(children []string) []string {
+	return locking.SortChildren(children, func(n string) (int32, bool) {
+		if !strings.HasPrefix(n, simplePrefix) {
+			return 0, false
+		}
+		return locking.Sequence(n, simplePrefix)
+	})
+}
