@@ -18,7 +18,6 @@ import (
 // checking that Consume returned.
 type consumer struct {
 	items chan queue.Item
-	errs  chan error // what the error handler heard, if the test asked
 	done  chan error
 	stop  context.CancelFunc
 }

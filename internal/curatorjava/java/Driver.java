@@ -92,6 +92,7 @@ public final class Driver {
         "curatorjava.WatchCommands",
         "curatorjava.SharedValueCommands",
         "curatorjava.MultiLockCommands",
+        "curatorjava.QueueCommands",
     };
 
     private final java.util.List<Commands> extensions = new ArrayList<>();

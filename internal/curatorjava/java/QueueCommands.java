@@ -1,0 +1,176 @@
+package curatorjava;
+
+import java.io.Closeable;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.queue.DistributedQueue;
+import org.apache.curator.framework.recipes.queue.MultiItem;
+import org.apache.curator.framework.recipes.queue.QueueBuilder;
+import org.apache.curator.framework.recipes.queue.QueueConsumer;
+import org.apache.curator.framework.recipes.queue.QueueSerializer;
+import org.apache.curator.framework.recipes.queue.SimpleDistributedQueue;
+import org.apache.curator.framework.state.ConnectionState;
+
+/**
+ * Driver commands for Curator's queues (recipes/queue's interop tests).
+ * Items travel as "b:" followed by their base64 (so an empty item is a
+ * word too); a multi put takes them comma-separated.
+ *
+ * <pre>
+ * dqproducer &lt;id&gt; &lt;path&gt; &lt;lockPath|-&gt;    a started producer-only DistributedQueue
+ *                                        (foreground puts)
+ * dqconsumer &lt;id&gt; &lt;path&gt; &lt;lockPath|-&gt; &lt;ok|fail&gt;
+ *                                        a started DistributedQueue whose consumer
+ *                                        emits "EVENT dqitem &lt;id&gt; b:&lt;base64&gt;"
+ *                                        per item and then returns (ok) or throws
+ *                                        (fail: Curator requeues or drops)
+ * dqput &lt;id&gt; b:&lt;base64&gt;                 put one item
+ * dqputmulti &lt;id&gt; b:&lt;x&gt;,b:&lt;y&gt;,...      putMulti
+ * dqclose &lt;id&gt;                          close a queue
+ * sq &lt;id&gt; &lt;path&gt;                        a SimpleDistributedQueue
+ * sqoffer &lt;id&gt; b:&lt;base64&gt;               offer
+ * sqpoll &lt;id&gt;                           poll      -&gt; OK b:&lt;base64&gt;|none
+ * sqpeek &lt;id&gt;                           peek      -&gt; OK b:&lt;base64&gt;|none
+ * sqtake &lt;id&gt; &lt;timeoutMs&gt;               poll(timeout) on the command thread
+ *                                        -&gt; OK b:&lt;base64&gt;|none
+ * </pre>
+ */
+final class QueueCommands implements Driver.Commands {
+    private final Driver d;
+    private final Map<String, DistributedQueue<byte[]>> queues = new HashMap<>();
+
+    QueueCommands(Driver d) {
+        this.d = d;
+    }
+
+    private static final QueueSerializer<byte[]> RAW = new QueueSerializer<byte[]>() {
+        @Override
+        public byte[] serialize(byte[] item) {
+            return item;
+        }
+
+        @Override
+        public byte[] deserialize(byte[] bytes) {
+            return bytes;
+        }
+    };
+
+    static byte[] decode(String word) {
+        if (!word.startsWith("b:")) {
+            throw new IllegalArgumentException("an item is b:<base64>, got " + word);
+        }
+        return Base64.getDecoder().decode(word.substring(2));
+    }
+
+    static String encode(byte[] b) {
+        return b == null ? "none" : "b:" + Base64.getEncoder().encodeToString(b);
+    }
+
+    private DistributedQueue<byte[]> queue(String id, String path, String lockPath, QueueConsumer<byte[]> consumer)
+            throws Exception {
+        d.fresh(id);
+        QueueBuilder<byte[]> b = QueueBuilder.builder(d.client(), consumer, RAW, path).putInBackground(false);
+        if (!lockPath.equals("-")) {
+            b = b.lockPath(lockPath);
+        }
+        DistributedQueue<byte[]> q = b.buildQueue();
+        q.start();
+        queues.put(id, q);
+        d.put(id, q);
+        return q;
+    }
+
+    @SuppressWarnings("unchecked")
+    private DistributedQueue<byte[]> dq(String id) {
+        return (DistributedQueue<byte[]>) d.get(id, DistributedQueue.class);
+    }
+
+    @Override
+    public String dispatch(String[] a) throws Exception {
+        switch (a[0]) {
+            case "dqproducer":
+                Driver.args(a, 3);
+                queue(a[1], a[2], a[3], null);
+                return "";
+            case "dqconsumer": {
+                Driver.args(a, 4);
+                final String id = a[1];
+                final boolean fail = a[4].equals("fail");
+                queue(id, a[2], a[3], new QueueConsumer<byte[]>() {
+                    @Override
+                    public void consumeMessage(byte[] message) throws Exception {
+                        d.emit("EVENT dqitem " + id + " " + encode(message));
+                        if (fail) {
+                            throw new Exception("consumer told to fail");
+                        }
+                    }
+
+                    @Override
+                    public void stateChanged(CuratorFramework client, ConnectionState newState) {}
+                });
+                return "";
+            }
+            case "dqput":
+                Driver.args(a, 2);
+                dq(a[1]).put(decode(a[2]));
+                return "";
+            case "dqputmulti": {
+                Driver.args(a, 2);
+                final List<byte[]> items = new ArrayList<>();
+                for (String w : a[2].split(",")) {
+                    items.add(decode(w));
+                }
+                final java.util.Iterator<byte[]> it = items.iterator();
+                dq(a[1]).putMulti(new MultiItem<byte[]>() {
+                    @Override
+                    public byte[] nextItem() {
+                        return it.hasNext() ? it.next() : null;
+                    }
+                });
+                return "";
+            }
+            case "dqclose":
+                Driver.args(a, 1);
+                dq(a[1]).close();
+                queues.remove(a[1]);
+                d.forget(a[1]);
+                return "";
+            case "sq":
+                Driver.args(a, 2);
+                return d.put(a[1], new SimpleDistributedQueue(d.client(), a[2]));
+            case "sqoffer":
+                Driver.args(a, 2);
+                d.get(a[1], SimpleDistributedQueue.class).offer(decode(a[2]));
+                return "";
+            case "sqpoll":
+                Driver.args(a, 1);
+                return encode(d.get(a[1], SimpleDistributedQueue.class).poll());
+            case "sqpeek":
+                Driver.args(a, 1);
+                return encode(d.get(a[1], SimpleDistributedQueue.class).peek());
+            case "sqtake":
+                Driver.args(a, 2);
+                return encode(d.get(a[1], SimpleDistributedQueue.class).poll(Long.parseLong(a[2]), TimeUnit.MILLISECONDS));
+            default:
+                return null;
+        }
+    }
+
+    @Override
+    public void closeAll() {
+        for (Closeable q : queues.values()) {
+            try {
+                q.close();
+            } catch (Exception e) {
+                // Best effort: closing the client ends the session.
+            }
+        }
+        queues.clear();
+    }
+}
