@@ -88,6 +88,47 @@ func main() {
 	}
 }
 
+// sessionNarrator returns a state listener that prints each state with the
+// session it concerns. By the time a listener hears Lost the client has no
+// session any more (SessionID is 0), so it remembers the session it last
+// saw live, read with Session at Connected and at each Reconnected, and
+// names that one as lost. (The listener gets only the state: a session
+// that began and ended between two of its calls is never seen, and its
+// Lost says the session is unknown.)
+func sessionNarrator(id string, c *framework.Client) func(connstate.State) {
+	last := c.Session() // Connected: read before Listen, as Connect returned
+	return func(s connstate.State) {
+		switch s {
+		case connstate.Connected:
+			// Printed by the caller.
+		case connstate.Lost:
+			if last == nil || last.ID() == 0 {
+				say(id, "connection: Lost, session unknown (it ended before this listener saw it)")
+			} else {
+				say(id, "connection: Lost session 0x%x", last.ID())
+			}
+			last = nil
+		case connstate.Reconnected:
+			now := c.Session()
+			switch {
+			case now.ID() == 0:
+				say(id, "connection: Reconnected, session lost again already")
+			case last != nil && now.ID() == last.ID():
+				say(id, "connection: Reconnected, same session 0x%x", now.ID())
+			default:
+				say(id, "connection: Reconnected, new session 0x%x", now.ID())
+			}
+			last = now
+		default: // Suspended, ReadOnly: the session of the last connection
+			var sid int64
+			if last != nil {
+				sid = last.ID()
+			}
+			say(id, "connection: %v, session 0x%x", s, sid)
+		}
+	}
+}
+
 // say prints one line: wall-clock time, process id, message. Lines from
 // several processes can be merged and still read in order.
 func say(id, format string, args ...any) {
@@ -107,12 +148,7 @@ func run(ctx context.Context, cfg config) error {
 		return err
 	}
 	say(cfg.id, "connection: Connected, session 0x%x, timeout %v", c.SessionID(), c.SessionTimeout())
-	unlisten := c.Listen(func(s connstate.State) {
-		if s == connstate.Connected {
-			return // printed above
-		}
-		say(cfg.id, "connection: %v, session 0x%x", s, c.SessionID())
-	})
+	unlisten := c.Listen(sessionNarrator(cfg.id, c))
 
 	r := &runner{cfg: cfg, c: c}
 	if err := r.setup(ctx); err != nil {
