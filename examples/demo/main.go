@@ -1,24 +1,34 @@
 // Command demo runs the job runner example as several OS processes against
 // one ZooKeeper. It shows who holds the scheduler lock and the job slots,
 // the hand-overs and their fencing tokens, and the connection states of
-// every process as they change. It then injects failures:
+// every process, each with the session it concerns. It then injects
+// failures, says what to expect, and after each one says what happened:
 //
 //   - it kills the process that holds the scheduler lock (SIGKILL): the lock
 //     passes on once the server expires the dead session;
-//   - it stops ZooKeeper for 1.5s, shorter than the session timeout: every
-//     process goes Suspended, gives up what it holds (connstate.StandardPolicy),
-//     and is Reconnected on the same session;
-//   - it stops ZooKeeper for longer than the session timeout: every process
-//     reports Lost on its own while the server is still down (client-side
-//     expiry), then Reconnected on a new session.
+//   - it cuts every job runner's connection to ZooKeeper for 1.5s, through a
+//     fault proxy (zktest.Proxy), shorter than the 3.6s in which a client
+//     gives up a session it cannot reach (90% of the 4s session timeout,
+//     counted from its last answered request): every process goes
+//     Suspended, gives up what it holds (connstate.StandardPolicy), and is
+//     Reconnected on the same session;
+//   - it stops ZooKeeper for 5.5s, longer than the session timeout: every
+//     process reports Lost, naming the session, on its own while the server
+//     is still down (client-side expiry), then Reconnected on a new session.
+//
+// A ZooKeeper stop is not used for the short outage: the server's stop and
+// its JVM's start add one to two seconds to the time the clients cannot
+// reach it, so a "1.5s" stop left them unreachable for 3 to 3.5s, at the
+// edge of the 3.6s, and sessions were lost or kept by chance.
 //
 // Finally it stops every process with SIGINT, checks that fencing tokens
-// grew on every hand-over, prints a summary and exits 0. It needs no
-// terminal and finishes on its own in about half a minute.
+// grew on every hand-over, prints a summary (which says which sessions were
+// lost, and in which outage) and exits 0. It needs no terminal and
+// finishes on its own in about 40 seconds.
 //
 // It starts a throwaway ZooKeeper with package zktest (make demo installs
-// one when missing) unless ZK_SERVERS names servers to use; the ZooKeeper
-// outages are skipped then.
+// one when missing) unless ZK_SERVERS names servers to use; the outages are
+// skipped then.
 //
 //	go run ./examples/demo
 //	ZK_SERVERS=127.0.0.1:2181 go run ./examples/demo
@@ -68,7 +78,10 @@ func run() int {
 
 	// 1. ZooKeeper.
 	servers := os.Getenv("ZK_SERVERS")
-	var srv *zktest.Server
+	var (
+		srv   *zktest.Server
+		proxy *zktest.Proxy
+	)
 	if servers == "" {
 		say("starting a throwaway ZooKeeper (zktest.Launch)")
 		var err error
@@ -78,8 +91,15 @@ func run() int {
 			return 1
 		}
 		defer srv.Close()
-		servers = srv.ConnectString()
-		say("ZooKeeper serving on %s", servers)
+		say("ZooKeeper serving on %s", srv.ConnectString())
+		proxy, err = zktest.ListenProxy(srv.Addr())
+		if err != nil {
+			say("cannot start the fault proxy: %v", err)
+			return 1
+		}
+		defer proxy.Close()
+		servers = proxy.Addr()
+		say("the job runners connect through a fault proxy on %s, which the demo can cut", servers)
 	} else {
 		say("using ZooKeeper at ZK_SERVERS=%s; the ZooKeeper outages are skipped", servers)
 	}
@@ -114,7 +134,7 @@ func run() int {
 	}
 
 	// 3. The script.
-	d.script(ctx, srv)
+	d.script(ctx, srv, proxy)
 
 	// 4. Stop everything.
 	say("stopping every job runner with SIGINT")
@@ -142,7 +162,7 @@ func build(ctx context.Context, dir string) (string, error) {
 }
 
 // script is the demo's timeline, from the start of the job runners.
-func (d *demo) script(ctx context.Context, srv *zktest.Server) {
+func (d *demo) script(ctx context.Context, srv *zktest.Server, proxy *zktest.Proxy) {
 	if !sleep(ctx, 5*time.Second) {
 		return
 	}
@@ -171,29 +191,79 @@ func (d *demo) script(ctx context.Context, srv *zktest.Server) {
 	if !sleep(ctx, 4*time.Second) {
 		return
 	}
-	say("stopping ZooKeeper for 1.5s, less than the session timeout: expect Suspended, holds ended (StandardPolicy), Reconnected on the same session")
-	if err := srv.Stop(); err != nil {
-		say("stop: %v", err)
-	}
-	sleep(ctx, 1500*time.Millisecond)
-	say("restarting ZooKeeper")
-	if err := srv.Restart(); err != nil {
-		say("restart: %v", err)
-	}
-
-	if !sleep(ctx, 5*time.Second) {
+	giveUp := session * 9 / 10
+	say("cutting every job runner's connection to ZooKeeper for %v (zktest.Proxy.Cut), less than the %v in which a client gives up a session it cannot reach (90%% of the %v timeout, counted from its last answered request): expect Suspended, holds ended (StandardPolicy), then Reconnected on the same session", cut, giveUp, session)
+	cutName := fmt.Sprintf("the %v cut", cut)
+	mark := d.tr.mark(cutName)
+	proxy.Cut()
+	if !sleep(ctx, cut) {
+		proxy.Restore()
 		return
 	}
-	say("stopping ZooKeeper for 5.5s, more than the session timeout: expect Lost while it is still down (client-side expiry), then Reconnected on a new session")
+	proxy.Restore()
+	say("restoring the connections")
+	if !d.outcome(ctx, mark, cutName, false) {
+		return
+	}
+
+	if !sleep(ctx, 4*time.Second) {
+		return
+	}
+	say("stopping ZooKeeper for %v, more than the session timeout: expect Lost, naming the session, while it is still down (client-side expiry, %v after the last answered request), then Reconnected on a new session", stop, giveUp)
+	mark = d.tr.mark("the ZooKeeper stop")
+	down := time.Now()
 	if err := srv.Stop(); err != nil {
 		say("stop: %v", err)
 	}
-	sleep(ctx, 5500*time.Millisecond)
+	d.tr.serverDown(true)
+	sleep(ctx, stop)
 	say("restarting ZooKeeper")
 	if err := srv.Restart(); err != nil {
 		say("restart: %v", err)
 	}
-	sleep(ctx, 5*time.Second)
+	d.tr.serverDown(false)
+	say("ZooKeeper serving again, %.1fs after its stop began", time.Since(down).Seconds())
+	if !d.outcome(ctx, mark, "the ZooKeeper stop", true) {
+		return
+	}
+	sleep(ctx, 3*time.Second)
+}
+
+// The outages.
+const (
+	cut  = 1500 * time.Millisecond // the connections cut through the proxy
+	stop = 5500 * time.Millisecond // ZooKeeper stopped, Stop's return to Restart's call
+)
+
+// outcome waits until every live job runner has reconnected since mark and
+// says what each one's session went through in the outage, and whether
+// that is what was announced (lose: every session lost; else every one
+// kept). It reports whether ctx is still live.
+func (d *demo) outcome(ctx context.Context, mark int, outage string, lose bool) bool {
+	ids, ok := d.tr.awaitReconnected(ctx, mark, 20*time.Second)
+	if ctx.Err() != nil {
+		say("interrupted")
+		return false
+	}
+	expected := true
+	for _, id := range ids {
+		o := d.tr.outcomeSince(mark, id)
+		say("  %s", o.describe(id))
+		if len(o.lost) > 0 != lose || o.unknown > 0 {
+			expected = false
+		}
+	}
+	switch {
+	case !ok:
+		say("after %s: not every job runner reconnected within 20s", outage)
+	case expected && lose:
+		say("after %s: as announced, every job runner lost its session and got a new one", outage)
+	case expected:
+		say("after %s: as announced, every job runner kept its session", outage)
+	default:
+		say("after %s: NOT as announced (see the lines above)", outage)
+	}
+	return true
 }
 
 // sleep waits d or until ctx ends; it reports whether ctx is still live.
@@ -348,6 +418,7 @@ func (d *demo) summary() int {
 	}
 	sort.Strings(states)
 	say("  connection states seen: %s", strings.Join(states, ", "))
+	say("  sessions lost: %s", t.lostSummaryLocked())
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var exits []string
@@ -369,6 +440,45 @@ func (d *demo) summary() int {
 		say("demo finished with errors")
 	}
 	return code
+}
+
+// lostSummaryLocked names every session a job runner printed Lost for,
+// grouped by the outage it came in.
+func (t *tracker) lostSummaryLocked() string {
+	var phases []string
+	byPhase := map[string][]string{}
+	n := 0
+	for _, e := range t.conns {
+		if e.state != "Lost" {
+			continue
+		}
+		n++
+		if _, ok := byPhase[e.phase]; !ok {
+			phases = append(phases, e.phase)
+		}
+		s := e.session
+		if s == "" {
+			s = "a session it did not name"
+		}
+		byPhase[e.phase] = append(byPhase[e.phase], e.id+" "+s)
+	}
+	if n == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, p := range phases {
+		where := "in " + p
+		if p == "" {
+			where = "outside the outages"
+		}
+		if len(phases) == 1 {
+			where = "all " + where
+		} else {
+			where = fmt.Sprintf("%d %s", len(byPhase[p]), where)
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", where, strings.Join(byPhase[p], ", ")))
+	}
+	return fmt.Sprintf("%d, %s", n, strings.Join(parts, "; "))
 }
 
 func shortList(xs []int64) string {
@@ -393,16 +503,174 @@ type tracker struct {
 	schedLost  int
 	refused    int
 	states     map[string]int
+
+	// The connection lines, in the order they came, for what each outage
+	// did to each session.
+	conns      []connEvent
+	connsMoved chan struct{} // closed and replaced at each connection line
+	phase      string        // the outage under way, "" between them
+	down       bool          // ZooKeeper is stopped
+	alive      map[string]bool
+}
+
+// connEvent is one connection line of a job runner.
+type connEvent struct {
+	id, state string
+	session   string // "0x...", "" when the line names none
+	same      bool   // Reconnected on the same session
+	phase     string // the outage under way when it came
+	down      bool   // it came while ZooKeeper was stopped
 }
 
 func newTracker() *tracker {
-	return &tracker{changed: make(chan struct{}), running: map[string]int{}, states: map[string]int{}}
+	return &tracker{
+		changed: make(chan struct{}), running: map[string]int{}, states: map[string]int{},
+		connsMoved: make(chan struct{}), alive: map[string]bool{},
+	}
 }
 
 var (
 	acquiredRe = regexp.MustCompile(`scheduler: acquired lock, fencing token (\d+)`)
 	stateRe    = regexp.MustCompile(`connection: (\w+)`)
+	sessionRe  = regexp.MustCompile(`session (0x[0-9a-f]+)`)
 )
+
+// mark starts an outage called phase and returns the position of the next
+// connection line, for awaitReconnected and outcomeSince.
+func (t *tracker) mark(phase string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.phase = phase
+	return len(t.conns)
+}
+
+func (t *tracker) serverDown(down bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.down = down
+}
+
+// awaitReconnected waits up to d until every live job runner has printed
+// Reconnected since mark, and returns the live ones, sorted; ok is false if
+// d passed first. It ends the outage started by mark.
+func (t *tracker) awaitReconnected(ctx context.Context, mark int, d time.Duration) (ids []string, ok bool) {
+	timeout := time.After(d)
+	defer func() {
+		t.mu.Lock()
+		t.phase = ""
+		t.mu.Unlock()
+	}()
+	for {
+		t.mu.Lock()
+		ids = ids[:0]
+		done := true
+		for id, alive := range t.alive {
+			if !alive {
+				continue
+			}
+			ids = append(ids, id)
+			if !t.reconnectedLocked(mark, id) {
+				done = false
+			}
+		}
+		ch := t.connsMoved
+		t.mu.Unlock()
+		sort.Strings(ids)
+		if done {
+			return ids, true
+		}
+		select {
+		case <-ch:
+		case <-timeout:
+			return ids, false
+		case <-ctx.Done():
+			return ids, false
+		}
+	}
+}
+
+func (t *tracker) reconnectedLocked(mark int, id string) bool {
+	for _, e := range t.conns[mark:] {
+		if e.id == id && e.state == "Reconnected" {
+			return true
+		}
+	}
+	return false
+}
+
+// outage is what one outage did to one job runner's session.
+type outage struct {
+	before        string   // the session when the outage began
+	lost          []string // the sessions it printed Lost for
+	lostWhileDown int      // of those, how many while ZooKeeper was stopped
+	unknown       int      // Lost lines that name no session
+	after         string   // the session it reconnected on
+	same          bool     // and it said that was the same session
+	suspended     bool
+}
+
+// outcomeSince reads id's connection lines from mark on.
+func (t *tracker) outcomeSince(mark int, id string) outage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var o outage
+	for _, e := range t.conns[:mark] {
+		if e.id == id && e.session != "" && e.state != "Lost" {
+			o.before = e.session
+		}
+	}
+	for _, e := range t.conns[mark:] {
+		if e.id != id {
+			continue
+		}
+		switch e.state {
+		case "Suspended":
+			o.suspended = true
+		case "Lost":
+			if e.session == "" {
+				o.unknown++
+			} else {
+				o.lost = append(o.lost, e.session)
+			}
+			if e.down {
+				o.lostWhileDown++
+			}
+		case "Reconnected":
+			if o.after == "" {
+				o.after, o.same = e.session, e.same
+			}
+		}
+	}
+	return o
+}
+
+// describe says in one line what the outage did to id's session.
+func (o outage) describe(id string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: ", id)
+	if o.suspended {
+		b.WriteString("Suspended, ")
+	}
+	switch {
+	case len(o.lost) > 0:
+		fmt.Fprintf(&b, "Lost session %s", strings.Join(o.lost, ", "))
+		if o.lostWhileDown == len(o.lost) {
+			b.WriteString(" while ZooKeeper was down (its own client gave it up)")
+		}
+		b.WriteString(", ")
+	case o.unknown > 0:
+		b.WriteString("Lost a session it did not name, ")
+	}
+	switch {
+	case o.after == "":
+		b.WriteString("not reconnected yet")
+	case o.same:
+		fmt.Fprintf(&b, "Reconnected on the same session %s", o.after)
+	default:
+		fmt.Fprintf(&b, "Reconnected on a new session %s", o.after)
+	}
+	return b.String()
+}
 
 func (t *tracker) line(id, line string) {
 	t.mu.Lock()
@@ -439,7 +707,19 @@ func (t *tracker) line(id, line string) {
 		t.running[id]--
 		t.abandoned++
 	case stateRe.MatchString(line):
-		t.states[stateRe.FindStringSubmatch(line)[1]]++
+		state := stateRe.FindStringSubmatch(line)[1]
+		t.states[state]++
+		e := connEvent{id: id, state: state, phase: t.phase, down: t.down}
+		if m := sessionRe.FindStringSubmatch(line); m != nil {
+			e.session = m[1]
+		}
+		e.same = strings.Contains(line, "same session")
+		t.conns = append(t.conns, e)
+		if state == "Connected" {
+			t.alive[id] = true
+		}
+		close(t.connsMoved)
+		t.connsMoved = make(chan struct{})
 	}
 }
 
@@ -449,6 +729,9 @@ func (t *tracker) exited(id string) {
 	defer t.mu.Unlock()
 	t.running[id] = 0
 	t.clearScheduler(id)
+	t.alive[id] = false
+	close(t.connsMoved)
+	t.connsMoved = make(chan struct{})
 }
 
 func (t *tracker) setScheduler(id string) {
