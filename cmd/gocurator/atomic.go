@@ -10,6 +10,9 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/spf13/cobra"
+
+	"github.com/gocurator/curator/cmd/internal/inspect"
+	"github.com/gocurator/curator/framework"
 )
 
 // atomicDoc is atomic get's --json document.
@@ -35,7 +38,7 @@ type atomicDoc struct {
 func (a *app) atomicCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "atomic",
-		Short: "Read distributed atomic counters (Curator's DistributedAtomicLong and DistributedAtomicInteger)",
+		Short: "Read and remove distributed atomic counters (Curator's DistributedAtomicLong and DistributedAtomicInteger)",
 	}
 	var asInt bool
 	get := &cobra.Command{
@@ -47,7 +50,8 @@ recipes/atomic) reads it: the node's data as an 8-byte big-endian signed long
 A missing node or empty data is 0, as Curator reads it (a note on stderr says
 the node is missing); data shorter than the number is an error (exit 1, the
 corruption Curator reports); bytes past the number are ignored, as Curator
-ignores them. With --json it also prints the node's data version (the number
+ignores them. A node with children other than writer nodes (a group's or a
+lock's directory, say) is refused with exit 65. With --json it also prints the node's data version (the number
 of writes) and when it was last written.`,
 		Example: `  gocurator --zk zk1:2181 atomic get /counters/orders
   gocurator --zk zk1:2181 --json atomic get /counters/slots --int`,
@@ -57,7 +61,7 @@ of writes) and when it was last written.`,
 		},
 	}
 	get.Flags().BoolVar(&asInt, "int", false, "read a DistributedAtomicInteger (4 bytes) rather than a DistributedAtomicLong (8)")
-	cmd.AddCommand(get)
+	cmd.AddCommand(get, a.atomicRmCommand())
 	return cmd
 }
 
@@ -78,6 +82,9 @@ func (a *app) atomicGet(ctx context.Context, path string, asInt bool) error {
 	case errors.Is(err, zk.ErrNoNode):
 	case err != nil:
 		return a.describe(path, err)
+	case st.NumChildren > 0 && !a.onlyWriters(rctx, c, path):
+		place, z := a.locate(rctx, c, path)
+		return wrongKind(path, place, z, "an atomic counter", "")
 	default:
 		modified := time.UnixMilli(st.Mtime).UTC()
 		doc.Exists, doc.Version, doc.Modified, doc.Bytes = true, st.Version, &modified, len(data)
@@ -125,4 +132,21 @@ func writeAtomicNotes(w io.Writer, doc atomicDoc, asInt bool) {
 	case !asInt && doc.Bytes > 8, asInt && doc.Bytes > 4:
 		fmt.Fprintf(w, "gocurator: note: %s holds %d bytes; the counter is the first %s\n", doc.Path, doc.Bytes, map[bool]string{true: "4", false: "8"}[asInt])
 	}
+}
+
+// onlyWriters reports whether every child of path is a writer node (a Go
+// handle's): a node with other children is some other recipe's directory,
+// whose empty data would read as a counter at 0. What cannot be read is
+// given the benefit of the doubt.
+func (a *app) onlyWriters(ctx context.Context, c *framework.Client, path string) bool {
+	names, _, err := c.Children(ctx, path)
+	if err != nil {
+		return true
+	}
+	for _, n := range names {
+		if !inspect.IsWriterName(n) {
+			return false
+		}
+	}
+	return true
 }

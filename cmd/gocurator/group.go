@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
@@ -14,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gocurator/curator/cmd/internal/inspect"
-	"github.com/gocurator/curator/framework"
 )
 
 // groupDoc is group ls's --json document.
@@ -41,7 +39,7 @@ type memberDoc struct {
 	Connected string    `json:"connected,omitempty"`
 	Created   time.Time `json:"created"`
 
-	st *zk.Stat
+	owner int64
 }
 
 func (a *app) groupCommand() *cobra.Command {
@@ -56,7 +54,10 @@ func (a *app) groupCommand() *cobra.Command {
 one ephemeral node <PATH>/<id> per member, its payload as data. For each
 member: its id, payload, owner session and whether that session is still
 connected (from the servers' "cons", as locks ls): a member whose session
-is not connected any more is about to be dropped by the server.`,
+is not connected any more is about to be dropped by the server.
+
+A path that holds something else (service instances, leader latch or lock
+nodes, persistent nodes) is refused with exit 65, naming what it holds.`,
 		Example: `  gocurator --zk zk1:2181 group ls /workers
   gocurator --zk zk1:2181 --json group ls /workers | jq -r '.members[].id'`,
 		Args: cobra.ExactArgs(1),
@@ -69,53 +70,40 @@ is not connected any more is about to be dropped by the server.`,
 }
 
 func (a *app) groupLs(ctx context.Context, path string) error {
-	if err := framework.ValidatePath(path); err != nil {
-		return usageError{fmt.Errorf("%q is not a valid ZooKeeper path (absolute, no trailing slash)", path)}
-	}
-	c, err := a.connect(ctx)
+	c, err := a.open(ctx, path)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	rctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
-	ids, _, err := c.Children(rctx, path)
+	place, z, err := inspect.Locate(rctx, c, path)
 	if errors.Is(err, zk.ErrNoNode) {
 		return fmt.Errorf("%s: no such node: no group there", path)
 	}
 	if err != nil {
 		return a.describe(path, err)
 	}
-	slices.Sort(ids)
-	docs := make([]memberDoc, len(ids))
-	err = forEach(len(ids), func(i int) error {
-		data, st, err := c.Get(rctx, framework.JoinPath(path, ids[i]))
-		if errors.Is(err, zk.ErrNoNode) {
-			return nil // left meanwhile
-		}
-		if err != nil {
-			return err
-		}
-		docs[i] = memberDoc{ID: ids[i], Created: time.UnixMilli(st.Ctime).UTC(), st: st}
-		if utf8.Valid(data) {
-			docs[i].Payload = string(data)
-		} else {
-			docs[i].PayloadBytes = data
-		}
-		return nil
-	})
-	if err != nil {
-		return a.describe(path, err)
+	// A group with no member is an empty directory; anything else that
+	// is no group (service instances, latch nodes, plain nodes) is
+	// refused rather than listed as members.
+	empty := place.Layout.Kind == "" && place.Part == "" && !z.IsEphemeral() && len(z.Children) == 0
+	if !empty && (place.Layout.Kind != inspect.KindGroup || place.Part != "") {
+		return wrongKind(path, place, z, "a group", "")
 	}
-	members := make([]memberDoc, 0, len(docs))
-	for _, d := range docs {
-		if d.st != nil {
-			members = append(members, d)
+	members := make([]memberDoc, 0, len(z.Children))
+	for _, m := range z.Children {
+		d := memberDoc{ID: m.Name, Created: m.Ctime, owner: m.Owner}
+		if utf8.Valid(m.Data) {
+			d.Payload = string(m.Data)
+		} else {
+			d.PayloadBytes = m.Data
 		}
+		members = append(members, d)
 	}
 	s := inspect.QuerySessions(rctx, inspect.Servers(a.zk), a.timeout)
 	for i := range members {
-		if owner := members[i].st.EphemeralOwner; owner != 0 {
+		if owner := members[i].owner; owner != 0 {
 			members[i].Session = inspect.SessionHex(owner)
 			members[i].Connected, _ = s.State(owner)
 		}

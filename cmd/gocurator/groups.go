@@ -70,36 +70,44 @@ func guardGroup(root, c *cobra.Command) {
 	}
 }
 
+// readVerbs are the names people type for "show me": each group has one
+// of them (locks ls, leader show, atomic get), and a mistyped one means
+// that one, not another group's command of the typed name.
+var readVerbs = []string{"ls", "list", "show", "get", "cat", "status", "info", "describe", "view", "dump"}
+
 // nearest names the command the user most likely meant by typing name
 // under group: a subcommand of group spelt alike (locks list: locks ls),
-// else a command of that name in another group (leader exec: elect exec;
-// semaphore ls: locks ls), else one at the top (lock ls: locks).
+// else the group's own read verb for another read verb (leader ls: leader
+// show), else a command of that name in a group whose description covers
+// the mistyped one (leader exec: elect exec; semaphore ls: locks ls), else
+// a top-level command (tree ls: ls; lock ls: locks). Never an unrelated
+// group's command: group ls is no answer to leader ls.
 func nearest(root, group *cobra.Command, name string) string {
 	group.SuggestionsMinimumDistance = 2
 	if s := group.SuggestionsFor(name); len(s) > 0 {
 		return group.CommandPath() + " " + s[0]
 	}
-	// Several groups may have the subcommand (locks ls, group ls,
-	// services ls): the one whose description covers the mistyped group
-	// ("semaphore ls": locks lists semaphores) comes first.
-	var found []*cobra.Command
+	if slices.Contains(readVerbs, name) {
+		for _, sub := range group.Commands() {
+			if sub.IsAvailableCommand() && slices.Contains(readVerbs, sub.Name()) {
+				return sub.CommandPath()
+			}
+		}
+	}
 	for _, g := range root.Commands() {
-		if g == group || !g.IsAvailableCommand() {
+		if g == group || !g.IsAvailableCommand() || !strings.Contains(g.Short, group.Name()) {
 			continue
 		}
 		for _, sub := range g.Commands() {
 			if sub.IsAvailableCommand() && (sub.Name() == name || sub.HasAlias(name)) {
-				found = append(found, sub)
+				return sub.CommandPath()
 			}
 		}
 	}
-	for _, sub := range found {
-		if strings.Contains(sub.Parent().Short, group.Name()) {
-			return sub.CommandPath()
+	for _, c := range root.Commands() {
+		if c.IsAvailableCommand() && (c.Name() == name || c.HasAlias(name)) {
+			return c.CommandPath()
 		}
-	}
-	if len(found) > 0 {
-		return found[0].CommandPath()
 	}
 	root.SuggestionsMinimumDistance = 2
 	if s := root.SuggestionsFor(name); len(s) > 0 {

@@ -72,7 +72,7 @@ func (a *app) leaderShow(ctx context.Context, path string) error {
 		}
 	}
 	if election == nil && len(locks) > 0 {
-		return fmt.Errorf("%s: a %s, not an election", path, locks[0].Kind)
+		return wrongKind(path, lockPlace(locks[0]), nil, "a leader election", "")
 	}
 	if election != nil {
 		for _, p := range append(append([]inspect.Participant{}, election.Holders...), election.Waiters...) {

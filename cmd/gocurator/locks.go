@@ -67,34 +67,27 @@ func (a *app) listing(ctx context.Context, c *framework.Client, path string, rec
 	if err != nil {
 		return nil, nil, a.describe(path, err)
 	}
-	if root.IsEphemeral() {
-		parent, _ := framework.SplitPath(path)
-		return nil, nil, fmt.Errorf("%s is a participant's node, not a recipe: look at its parent, %s", path, parent)
-	}
 	locks := inspect.Find(path, root, recursive)
-	if len(locks) == 0 && len(root.Children) > 0 && !recursive {
-		return nil, nil, notARecipe(path, root, recursive)
+	if len(locks) == 0 && (root.IsEphemeral() || len(root.Children) > 0 && !recursive) {
+		return nil, nil, a.notALock(rctx, c, path, root)
 	}
 	s := inspect.QuerySessions(rctx, inspect.Servers(a.zk), a.timeout)
 	inspect.Annotate(locks, s, time.Now())
 	return locks, s, nil
 }
 
-// notARecipe says what was found instead of a recipe.
-func notARecipe(path string, root *inspect.Znode, recursive bool) error {
-	names := make([]string, 0, 3)
-	for _, c := range root.Children {
-		if len(names) == 3 {
-			names = append(names, "...")
-			break
-		}
-		names = append(names, c.Name)
+// notALock says what was found at path instead of a lock: another
+// recipe, a participant's node, plain nodes (exit 65).
+func (a *app) notALock(ctx context.Context, c *framework.Client, path string, root *inspect.Znode) error {
+	place, z, err := inspect.Locate(ctx, c, path)
+	if err != nil {
+		place, z = inspect.Place{Layout: inspect.Identify(path, root)}, root
 	}
-	hint := "; use -r to search below it"
-	if recursive {
-		hint = " nor below"
+	hint := ""
+	if place.Layout.Kind == "" && !z.IsEphemeral() {
+		hint = "use -r to search below it"
 	}
-	return fmt.Errorf("%s: no lock, semaphore or election here (children: %s)%s", path, strings.Join(names, ", "), hint)
+	return wrongKind(path, place, z, "a lock, semaphore or election", hint)
 }
 
 func (a *app) locksLs(ctx context.Context, path string, recursive bool) error {

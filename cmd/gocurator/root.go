@@ -95,6 +95,7 @@ servers allow it; "unknown" otherwise).`,
 	root.AddCommand(a.servicesCommand())
 	root.AddCommand(a.groupCommand())
 	root.AddCommand(a.barrierCommand(), a.atomicCommand())
+	root.AddCommand(a.lsCommand(), a.getCommand(), a.statCommand())
 	// cobra adds these at Execute; added now, guardGroups sees them too.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

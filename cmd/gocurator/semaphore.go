@@ -85,7 +85,7 @@ func (a *app) semaphoreLeases(ctx context.Context, path string, max int, count s
 			return fmt.Errorf("%s: lock- nodes (a mutex or a V1 semaphore): give --max or --count to read it as a semaphore", path)
 		}
 		if len(locks) > 0 {
-			return fmt.Errorf("%s: a %s, not a semaphore", path, locks[0].Kind)
+			return wrongKind(path, lockPlace(locks[0]), nil, "a semaphore", "")
 		}
 		return fmt.Errorf("%s: no semaphore here (no leases/ directory and no lock- nodes)", path)
 	}

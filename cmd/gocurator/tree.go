@@ -31,6 +31,8 @@ type treeWatchOptions struct {
 	depth      int
 	updates    int
 	compressed bool
+	// lasting, if positive, ends the watch (exit 0) after that long.
+	lasting time.Duration
 }
 
 func (a *app) treeWatchCommand() *cobra.Command {
@@ -41,7 +43,9 @@ func (a *app) treeWatchCommand() *cobra.Command {
 		Long: `Loads PATH and every node below it into a cache (recipes/cache: one
 persistent recursive watch on ZooKeeper 3.6+, one-shot watches on older
 servers), prints a line for each node found, then "initialized", then a
-line for every node created, changed or deleted, until interrupted.
+line for every node created, changed or deleted, until interrupted
+(Ctrl-C or SIGTERM, exit 0), until --updates N changes after
+"initialized", or until --for D has passed, whichever comes first.
 
 Each line has the time, the event, the path, and for a node its data
 version, its data length and a preview of its data (printable text up to
@@ -57,11 +61,12 @@ coalesced (the view skipped intermediate steps of a fast-changing node);
 nodes for initialized and resynced; reason for resynced; error for
 unreadable.`,
 		Example: `  gocurator --zk zk1:2181 tree watch /app/config
-  gocurator --zk zk1:2181 --json tree watch /services --depth 2`,
+  gocurator --zk zk1:2181 --json tree watch /services --depth 2
+  gocurator --zk zk1:2181 tree watch /app/config --for 5m`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.depth < 0 || o.updates < 0 {
-				return usageError{errors.New("--depth and --updates must not be negative")}
+			if o.depth < 0 || o.updates < 0 || o.lasting < 0 {
+				return usageError{errors.New("--depth, --updates and --for must not be negative")}
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -70,6 +75,7 @@ unreadable.`,
 	}
 	cmd.Flags().IntVar(&o.depth, "depth", 0, "levels below PATH to watch (0: all)")
 	cmd.Flags().IntVar(&o.updates, "updates", 0, "stop after this many changes after initialized (0: until interrupted)")
+	cmd.Flags().DurationVar(&o.lasting, "for", 0, "stop after this long, exit 0 (0: until interrupted)")
 	cmd.Flags().BoolVar(&o.compressed, "compressed", false, "the data is gzip-compressed (Curator's GzipCompressionProvider): show it uncompressed")
 	return cmd
 }
@@ -80,6 +86,13 @@ func (a *app) treeWatch(ctx context.Context, path string, o treeWatchOptions) er
 		return err
 	}
 	defer c.Close()
+	// --for counts from the connection: the end of a watch that never
+	// began would read as a connection failure.
+	if o.lasting > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.lasting)
+		defer cancel()
+	}
 	var opts []cache.Option
 	if o.depth > 0 {
 		opts = append(opts, cache.WithMaxDepth(o.depth))

@@ -76,5 +76,6 @@ func fromStat(name string, data []byte, st *zk.Stat) *Znode {
 		Owner:       st.EphemeralOwner,
 		NumChildren: st.NumChildren,
 		Cversion:    st.Cversion,
+		Version:     st.Version,
 	}
 }

@@ -20,6 +20,9 @@ type Znode struct {
 	// Cversion counts changes to the children: above 0, the node has had
 	// children (a parent, not a leaf).
 	Cversion int32
+	// Version is the data version: a delete or set made with it fails if
+	// the node was written since it was read.
+	Version  int32
 	Children []*Znode
 	// Loaded is true when Children holds every child.
 	Loaded bool
