@@ -14,14 +14,23 @@ BENCH_ARGS ?=
 
 # Installs ZooKeeper (and Curator's jars, for the interop tests) and
 # Prometheus (for the dashboard and alert queries' test) when missing.
+# README.md, "Try it", lists what each target installs; a test there
+# (readme_test.go) compares it with `make -n`.
 deps:
 	@bash scripts/ensure-zookeeper.sh --with-curator
 	@bash scripts/ensure-prometheus.sh
 
+# What the demo uses: a ZooKeeper server (Debian's zookeeper package, which
+# brings a Java runtime), when missing. No Curator, no Prometheus.
+deps-zookeeper:
+	@bash scripts/ensure-zookeeper.sh
+
+.PHONY: deps-zookeeper
+
 test: deps
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 
-demo: deps
+demo: deps-zookeeper
 	$(GO) run ./examples/demo
 
 # The headline tables at RTT 0, 0.5 ms and 2 ms, 3 interleaved rounds, with
