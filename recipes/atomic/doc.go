@@ -2,6 +2,27 @@
 // ZooKeeper, wire-compatible with Curator's DistributedAtomicLong,
 // DistributedAtomicInteger and DistributedAtomicValue.
 //
+// # Long and Int
+//
+// Long and Int are aliases of the generic Number (Long = Number[int64],
+// Int = Number[int32]), so their methods are documented once, on Number:
+// go doc and pkg.go.dev list them under Number, and "go doc atomic.Long.Add"
+// finds nothing; read "go doc atomic.Number.Add". A *Long has these
+// methods (a *Int the same, with int32 for int64):
+//
+//	Long.Get(ctx) (int64, error)                            the value; 0 when the node is missing or empty
+//	Long.Add(ctx, delta int64) (int64, error)               the value after; an error wrapping ErrNotApplied if not applied
+//	Long.TryAdd(ctx, delta int64) (Result[int64], error)    Curator's add: the Result, Succeeded false if not applied
+//	Long.Subtract(ctx, delta int64) (Result[int64], error)  Curator's subtract
+//	Long.Increment(ctx) (Result[int64], error)              Curator's increment
+//	Long.Decrement(ctx) (Result[int64], error)              Curator's decrement
+//	Long.TrySet(ctx, v int64) (Result[int64], error)        Curator's trySet
+//	Long.CompareAndSet(ctx, expected, v int64) (Result[int64], error)  Curator's compareAndSet, one try
+//	Long.ForceSet(ctx, v int64) error                       Curator's forceSet: v, whatever the value was
+//	Long.Initialize(ctx, v int64) (bool, error)             Curator's initialize: v if the node does not exist
+//	Long.Path() string                                      the node's path
+//	Long.Close(ctx) error                                   deletes the handle's writer child; the value stays
+//
 // # Znode layout
 //
 // The value lives in one PERSISTENT node at the handle's path, exactly as
