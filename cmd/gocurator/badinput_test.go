@@ -47,10 +47,10 @@ func TestBadInput(t *testing.T) {
 		want string
 	}{
 		{"unknown path", []string{"--zk", e.zk, "locks", "ls", "/nope"}, 1, "/nope: no such node"},
-		{"not a recipe", []string{"--zk", e.zk, "locks", "ls", "/plain"}, 1, "/plain: no lock, semaphore or election here (children: a, b); use -r"},
-		{"not a semaphore", []string{"--zk", e.zk, "semaphore", "leases", "/plain"}, 1, "no lock, semaphore or election here"},
-		{"not an election", []string{"--zk", e.zk, "leader", "show", "/plain"}, 1, "no lock, semaphore or election here"},
-		{"a lock node for a lock", []string{"--zk", e.zk, "locks", "ls", "/held/" + heldName}, 1, "is a participant's node, not a recipe: look at its parent, /held"},
+		{"not a recipe", []string{"--zk", e.zk, "locks", "ls", "/plain"}, exitLayout, "/plain is no recipe (children: a, b), not a lock, semaphore or election; use -r"},
+		{"not a semaphore", []string{"--zk", e.zk, "semaphore", "leases", "/plain"}, exitLayout, "/plain is no recipe (children: a, b)"},
+		{"not an election", []string{"--zk", e.zk, "leader", "show", "/plain"}, exitLayout, "/plain is no recipe (children: a, b)"},
+		{"a lock node for a lock", []string{"--zk", e.zk, "locks", "ls", "/held/" + heldName}, exitLayout, "is a participant of the mutex or V1 semaphore at /held, not a lock, semaphore or election (see gocurator locks ls /held)"},
 		{"revoke a plain node", []string{"--zk", e.zk, "revoke", "/plain/a"}, 1, "not a lock, lease or latch node"},
 		{"unreachable server", []string{"--zk", dead, "--timeout", "1s", "locks", "ls", "/"}, exitNoConnect, "cannot connect to ZooKeeper at " + dead + " within 1s"},
 		{"no auth", []string{"--zk", e.zk, "locks", "ls", "/secure"}, 1, "/secure: not authorised to read it (pass --auth user:password)"},
