@@ -456,6 +456,9 @@ func (k *consumer) adopt(ctx context.Context, f *fence, name string) (*fence, in
 		if err == nil && st == nil {
 			k.again = true // gone already
 		}
+		if k.q.onPass != nil {
+			k.q.onPass(name)
+		}
 		return nil, 0, false
 	}
 	_, ist, err := k.c().Get(ctx, f.itemPath)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -82,22 +81,4 @@ func items(t *testing.T, c *framework.Client, path, prefix string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// collector gathers strings from several goroutines.
-type collector struct {
-	mu  sync.Mutex
-	got []string
-}
-
-func (c *collector) add(s string) {
-	c.mu.Lock()
-	c.got = append(c.got, s)
-	c.mu.Unlock()
-}
-
-func (c *collector) list() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]string(nil), c.got...)
 }

@@ -36,6 +36,8 @@ type Queue struct {
 	closeCh chan struct{} // closed by Close
 	idle    chan struct{} // closed when active reaches 0 after Close
 	ensured bool          // the queue (and lock) paths were made
+
+	onPass func(name string) // tests: an item passed by as another's
 }
 
 // New returns a handle on the queue at path. It does no I/O: the paths are

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 
@@ -25,6 +26,8 @@ type Simple struct {
 	path string
 	bad  error
 	turn chan struct{} // held by the one Take that watches the queue
+
+	waiting atomic.Int32 // tests: Takes that found the queue empty and wait
 }
 
 // NewSimple returns a handle on the simple queue at path. It does no I/O;
@@ -157,9 +160,12 @@ func (s *Simple) take(ctx context.Context) ([]byte, error) {
 			s.unwatch(ctx, kind)
 			return data, err
 		}
+		s.waiting.Add(1)
 		select {
 		case <-ev:
+			s.waiting.Add(-1)
 		case <-ctx.Done():
+			s.waiting.Add(-1)
 			s.unwatch(ctx, kind)
 			return nil, ctx.Err()
 		}

@@ -1,0 +1,136 @@
+package queue_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/gocurator/curator/internal/testkit"
+	"github.com/gocurator/curator/recipes/queue"
+)
+
+// Offer, Peek, Poll and Take in order; a Take waits for an Offer; a Take
+// whose ctx ends returns its error and leaves no watch.
+func TestSimple(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+	s := queue.NewSimple(c, "/s")
+	if _, ok, err := s.Poll(ctx); ok || err != nil {
+		t.Fatalf("Poll of a missing queue = %v, %v", ok, err)
+	}
+	for _, d := range []string{"a", "b"} {
+		if err := s.Offer(ctx, []byte(d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d, ok, err := s.Peek(ctx); string(d) != "a" || !ok || err != nil {
+		t.Fatalf("Peek = %q, %v, %v", d, ok, err)
+	}
+	if d, ok, err := s.Poll(ctx); string(d) != "a" || !ok || err != nil {
+		t.Fatalf("Poll = %q, %v, %v", d, ok, err)
+	}
+	if d, err := s.Take(ctx); string(d) != "b" || err != nil {
+		t.Fatalf("Take = %q, %v", d, err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		d, err := s.Take(ctx)
+		got <- fmt.Sprintf("%s %v", d, err)
+	}()
+	testkit.Eventually(t, "Take waiting", func() bool { return queue.Waiting(s) == 1 })
+	if err := s.Offer(ctx, []byte("c")); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-got; r != "c <nil>" {
+		t.Fatalf("Take = %s", r)
+	}
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if _, err := s.Take(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Take past its deadline = %v", err)
+	}
+	testkit.AwaitWatchCount(t, zkAddr, 0, c)
+	if n := testkit.Children(t, c, "/s"); len(n) != 0 {
+		t.Fatalf("left %v", n)
+	}
+}
+
+var consLine = regexp.MustCompile(`recved=(\d+),sent=\d+,sid=0x([0-9a-f]+)`)
+
+// recved returns how many requests the server has read from session sid
+// (the four-letter word cons).
+func recved(t *testing.T, sid int64) int {
+	t.Helper()
+	out, err := testkit.FourLetterWord(zkAddr, "cons")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range consLine.FindAllStringSubmatch(out, -1) {
+		if id, _ := strconv.ParseInt(m[2], 16, 64); id == sid {
+			n, _ := strconv.Atoi(m[1])
+			return n
+		}
+	}
+	t.Fatalf("session %#x not in cons: %s", sid, out)
+	return 0
+}
+
+// Herd: Curator's SimpleDistributedQueue wakes every waiting take on each
+// new item, and each lists the queue and races for the item (8 waiters: 8
+// listings and more per item). Ours wait in line behind one watch: one
+// item costs the session a handful of requests (list, read, delete, watch
+// given back, the next waiter's list), however many wait, and wakes one.
+func TestSimpleTakeWakesOneWaiter(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	ns := testkit.Unique(t)
+	c := testkit.Connect(t, zkAddr, ns)
+	p := testkit.Connect(t, zkAddr, ns)
+	s := queue.NewSimple(c, "/s")
+	const waiters = 8
+	got := make(chan string, waiters)
+	for range waiters {
+		go func() {
+			d, err := s.Take(ctx)
+			if err != nil {
+				d = []byte(err.Error())
+			}
+			got <- string(d)
+		}()
+	}
+	for i := range 3 {
+		testkit.Eventually(t, "one Take watching", func() bool { return queue.Waiting(s) == 1 })
+		before := recved(t, c.SessionID())
+		if err := queue.NewSimple(p, "/s").Offer(ctx, []byte(fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+		if d := <-got; d != fmt.Sprint(i) {
+			t.Fatalf("Take = %q", d)
+		}
+		testkit.Eventually(t, "the next Take watching", func() bool { return queue.Waiting(s) == 1 })
+		if n := recved(t, c.SessionID()) - before; n >= waiters {
+			t.Fatalf("one item cost the waiting session %d requests", n)
+		} else {
+			t.Logf("item %d: %d requests", i, n)
+		}
+		select {
+		case d := <-got:
+			t.Fatalf("a second Take returned %q for one item", d)
+		default:
+		}
+	}
+	for i := 3; i < waiters; i++ {
+		if err := queue.NewSimple(p, "/s").Offer(ctx, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range waiters - 3 {
+		<-got
+	}
+	testkit.AwaitWatchCount(t, zkAddr, 0, c)
+}
