@@ -14,15 +14,24 @@
 //	gocurator --zk ... orphans PATH
 //	gocurator --zk ... revoke NODE
 //	gocurator --zk ... break NODE --force
+//	gocurator --zk ... ls [-R] PATH
+//	gocurator --zk ... get [-s] [--raw] PATH
+//	gocurator --zk ... stat PATH
+//	gocurator --zk ... group ls PATH
+//	gocurator --zk ... atomic get PATH [--int]
+//	gocurator --zk ... atomic rm PATH
+//	gocurator --zk ... tree watch PATH [--updates N] [--for D]
 //	gocurator version
 //
 // Exit statuses (docs/cli.md tables them, status.go defines them): 0 on
 // success, 1 on failure, 2 for a command line that could not be
-// understood (nothing is run), 65 when exec finds another recipe's nodes
-// at PATH, 69 when no server answers, 75 when exec --wait ends first (-E
+// understood (nothing is run), 65 when PATH is not the kind of recipe
+// the command needs (exec, locks ls, group ls, atomic rm, ...: the line
+// says what is there), 69 when no server answers, 75 when exec --wait ends first (-E
 // picks another), 126 and 127 as sh for a CMD that cannot run or is not
 // found; otherwise exec exits with CMD's own status.
 //
-// Layouts are recognised by package cmd/internal/inspect. docs/cli.md shows
+// ls, get and stat exit 1 for a missing node. Layouts are recognised by
+// package cmd/internal/inspect (Identify: one classifier for every command). docs/cli.md shows
 // every command with output from a real run.
 package main

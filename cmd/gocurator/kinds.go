@@ -24,7 +24,7 @@ func kindNoun(kind string) string {
 	case inspect.KindGroup:
 		return "group"
 	case inspect.KindService:
-		return "service (service discovery)"
+		return "registered service"
 	case inspect.KindServices:
 		return "service discovery base path"
 	case inspect.KindCounter:
@@ -50,8 +50,6 @@ func sizeNoun(kind string) string {
 		return "member"
 	case inspect.KindService:
 		return "instance"
-	case inspect.KindServices:
-		return "service with instances"
 	case inspect.KindCounter:
 		return "writer node"
 	case inspect.KindQueue, inspect.KindQueueLock, inspect.KindSimpleQueue:
@@ -66,7 +64,7 @@ func describeLayout(l inspect.Layout) string {
 		return "no recipe"
 	}
 	if l.Kind == inspect.KindServices {
-		return fmt.Sprintf("%s (%d %s)", kindNoun(l.Kind), l.Size, "with instances")
+		return fmt.Sprintf("%s (services with instances: %d)", kindNoun(l.Kind), l.Size)
 	}
 	return fmt.Sprintf("%s (%s)", kindNoun(l.Kind), plural(l.Size, sizeNoun(l.Kind)))
 }

@@ -7,8 +7,10 @@ package main
 const (
 	exitFailure = 1 // the command failed (ZooKeeper said no, the node is not what was asked for)
 	exitUsage   = 2 // the command line could not be understood; nothing was run
-	// exitLayout: exec found another recipe's nodes at PATH (or
-	// participants admitting more holders than -n) and ran nothing.
+	// exitLayout: PATH is not the kind the command needs (another
+	// recipe's nodes, a participant's node, plain nodes), or exec found
+	// participants admitting more holders than -n; nothing was run or
+	// deleted.
 	exitLayout = 65 // sysexits EX_DATAERR
 	// exitNoConnect: no ZooKeeper server answered within --timeout.
 	exitNoConnect = 69 // sysexits EX_UNAVAILABLE

@@ -54,7 +54,7 @@ func TestWrongKind(t *testing.T) {
 		want string
 	}{
 		{"group ls of a service", []string{"group", "ls", "/services/orders"},
-			"/services/orders is a service (service discovery) (1 instance), not a group (see gocurator services ls orders --base /services)"},
+			"/services/orders is a registered service (1 instance), not a group (see gocurator services ls orders --base /services)"},
 		{"group ls of a discovery base", []string{"group", "ls", "/services"}, "/services is a service discovery base path"},
 		{"group ls of a latch", []string{"group", "ls", "/election"},
 			"/election is a leader latch (1 node), not a group (see gocurator leader show /election)"},
@@ -66,7 +66,7 @@ func TestWrongKind(t *testing.T) {
 		{"locks ls of plain nodes", []string{"locks", "ls", "/plain"},
 			"/plain is no recipe (children: a), not a lock, semaphore or election; use -r to search below it"},
 		{"leader show of a group", []string{"leader", "show", "/workers"}, "/workers is a group (1 member), not a lock, semaphore or election"},
-		{"semaphore leases of a service", []string{"semaphore", "leases", "/services/orders"}, "is a service (service discovery)"},
+		{"semaphore leases of a service", []string{"semaphore", "leases", "/services/orders"}, "/services/orders is a registered service (1 instance)"},
 		{"atomic get of a group", []string{"atomic", "get", "/workers"}, "/workers is a group (1 member), not an atomic counter"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
