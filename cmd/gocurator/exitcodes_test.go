@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
+	"github.com/gocurator/curator/recipes/group"
 	"github.com/gocurator/curator/recipes/leader"
 	"github.com/gocurator/curator/recipes/mutex"
 	"github.com/gocurator/curator/recipes/rwlock"
@@ -43,6 +45,11 @@ func TestExitCodes(t *testing.T) {
 	if _, err := leader.New(other, "/election").Campaign(ctx); err != nil {
 		t.Fatal(err)
 	}
+	member := group.New(other, "/workers", "go-1", nil)
+	if err := member.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = member.Close(context.Background()) })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -97,6 +104,7 @@ func TestExitCodes(t *testing.T) {
 		{"V2 semaphore on a read-write lock", []string{"exec", "-n", "5", "--v2", "/catalog", "--", "JOB"}, exitLayout, "holds a read/write lock", false},
 		{"V2 semaphore, smaller max", []string{"exec", "-n", "2", "--v2", "/exports", "--", "JOB"}, exitLayout, "3 leases are held at once, more than -n 2 allows", false},
 		{"latch on a mutex", []string{"elect", "exec", "/held", "--", "JOB"}, exitLayout, "/held holds a mutex or V1 semaphore (1 holder, 0 waiters), not a leader latch", false},
+		{"mutex on a group", []string{"exec", "/workers", "--", "JOB"}, exitLayout, "/workers is a group (1 member), not a mutex or V1 semaphore; nothing run (see gocurator group ls /workers)", false},
 		// What works still works.
 		{"mutex", []string{"exec", "/free", "--", "JOB"}, 0, "", true},
 		{"V2 semaphore, same max", []string{"exec", "-n", "4", "--v2", "--wait", "20s", "/exports", "--", "JOB"}, 0, "", true},

@@ -60,7 +60,21 @@ func (a *app) checkLayout(ctx context.Context, c *framework.Client, path string,
 				path, len(l.Holders), o.leases)}
 		}
 	}
+	// Not a lock at all: a group's members, a service's instances, a
+	// queue's items would sit beside our lock node as foreign children.
+	if l := inspect.Identify(path, root); l.Kind != "" && !isLockKind(l.Kind) {
+		return wrongKind(path, inspect.Place{Layout: l}, root, "a "+describeKind(want), "nothing run")
+	}
 	return nil
+}
+
+// isLockKind reports whether kind is one locks ls shows.
+func isLockKind(kind string) bool {
+	switch kind {
+	case inspect.KindMutex, inspect.KindReadWrite, inspect.KindSemaphoreV1, inspect.KindSemaphoreV2, inspect.KindLatch:
+		return true
+	}
+	return false
 }
 
 // describeKind names a kind of recipe in exec's refusal.
