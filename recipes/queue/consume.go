@@ -265,7 +265,13 @@ func watcherEnded(ctx context.Context, w *framework.Watcher) error {
 // take tries to consume the item node name; what goes wrong is reported,
 // never returned: the next item is tried either way.
 func (k *consumer) take(ctx context.Context, name string) {
-	if k.skip[name] || !k.q.claim(name) {
+	if k.skip[name] {
+		return
+	}
+	if !k.q.claim(name) {
+		// Another Consume of this handle is on it; if it stops without
+		// consuming it, its lock node goes (or the item is put back).
+		k.others[name] = true
 		return
 	}
 	defer k.q.unclaim(name)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
@@ -100,5 +101,61 @@ func TestBadInput(t *testing.T) {
 	}
 	if n := testkit.Children(t, c, "/"); len(n) != 0 {
 		t.Fatalf("refused calls wrote %v", n)
+	}
+}
+
+// Several consumers on several clients, two per handle: in lock-safety
+// mode every item is consumed exactly once; without a lock path too, when
+// nobody fails.
+func TestManyConsumersEachItemOnce(t *testing.T) {
+	t.Parallel()
+	for _, m := range lockModes("/locks") {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			ns := testkit.Unique(t)
+			ctx := testkit.Ctx(t)
+			p := testkit.Connect(t, zkAddr, ns)
+			got := make(chan string, 1000)
+			for range 3 {
+				q := goQueue(testkit.Connect(t, zkAddr, ns), "/q", m.lock)
+				for range 2 {
+					consume(t, q, func(_ context.Context, it queue.Item) error {
+						got <- string(it.Data)
+						return nil
+					})
+				}
+			}
+			const n = 60
+			producer := goQueue(p, "/q", m.lock)
+			for i := range n / 3 {
+				if err := producer.Put(ctx, []byte(fmt.Sprint(i))); err != nil {
+					t.Fatal(err)
+				}
+				if err := producer.PutMulti(ctx, [][]byte{[]byte(fmt.Sprint("m", i)), []byte(fmt.Sprint("n", i))}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			seen := map[string]int{}
+			for range n {
+				select {
+				case d := <-got:
+					seen[d]++
+				case <-time.After(testkit.Deadline):
+					t.Fatalf("consumed %d items, want %d", len(seen), n)
+				}
+			}
+			testkit.Eventually(t, "the queue emptied", func() bool { return len(testkit.Children(t, p, "/q")) == 0 })
+			for _, d := range drain(got) {
+				seen[d]++
+			}
+			if len(seen) != n {
+				t.Fatalf("consumed %d distinct items, want %d", len(seen), n)
+			}
+			for d, times := range seen {
+				if times != 1 {
+					t.Errorf("%q consumed %d times", d, times)
+				}
+			}
+		})
 	}
 }
