@@ -256,7 +256,31 @@ func TestLeaveWithDeadlineNeverSpins(t *testing.T) {
 			t.Fatalf("member %d: %v", i, err)
 		}
 	}
-	for i, d := range ds[:2] {
+	// A member that came after the barrier opened (its node made after
+	// the ready node) is not of the round; which one does depends on
+	// timing, so the round is read from the server. Every member of the
+	// round but its last leaves with a deadline while that last stays.
+	ready, err := obs.Exists(ctx, barrierPath+"/ready")
+	if err != nil || ready == nil {
+		t.Fatalf("ready node: %v, %v", ready, err)
+	}
+	var round, late []*barrier.Double
+	for _, d := range ds {
+		st, err := obs.Exists(ctx, barrier.Node(d))
+		if err != nil || st == nil {
+			t.Fatalf("member node %s: %v, %v", barrier.Node(d), st, err)
+		}
+		if st.Czxid < ready.Czxid {
+			round = append(round, d)
+		} else {
+			late = append(late, d)
+		}
+	}
+	t.Logf("%d members in the round, %d came after it opened", len(round), len(late))
+	if len(round) < 2 {
+		t.Fatalf("a round of %d members opened a barrier for 2", len(round))
+	}
+	for i, d := range round[:len(round)-1] {
 		start := time.Now()
 		short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 		err := d.Leave(short)
@@ -275,9 +299,15 @@ func TestLeaveWithDeadlineNeverSpins(t *testing.T) {
 			t.Fatalf("member %d: node left after a failed Leave", i)
 		}
 	}
-	// The last one leaves alone.
-	if err := ds[2].Leave(ctx); err != nil {
-		t.Fatal(err)
+	// The round's last one leaves, and those who came late with it.
+	var left []<-chan error
+	for _, d := range append(round[len(round)-1:], late...) {
+		left = append(left, async(func() error { return d.Leave(ctx) }))
+	}
+	for i, ch := range left {
+		if err := await(t, ch, "Leave"); err != nil {
+			t.Fatalf("last leaver %d: %v", i, err)
+		}
 	}
 	if kids := testkit.Children(t, obs, barrierPath); len(kids) != 0 {
 		t.Fatalf("left behind: %v", kids)
