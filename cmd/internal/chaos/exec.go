@@ -184,8 +184,11 @@ func (x *execRunner) round(ctx context.Context, n int, loss string) (r ExecRound
 	}
 	defer func() {
 		// A beat in flight as its writer was killed may still land
-		// between the listing and the delete: try again.
-		dctx, cancel := context.WithTimeout(context.Background(), 2*x.st)
+		// between the listing and the delete: try again. A fault may
+		// be under way (an ensemble restart takes some 12s to heal):
+		// keep trying as long as a round may last, or the round's
+		// directory is left for the end-state check to find.
+		dctx, cancel := context.WithTimeout(context.Background(), 12*x.st)
 		defer cancel()
 		for dctx.Err() == nil {
 			err := x.c.Delete(dctx, parent, framework.DeletingChildren())
