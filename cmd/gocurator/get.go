@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gocurator/curator/cmd/internal/inspect"
 	"github.com/gocurator/curator/framework"
 )
 
@@ -17,7 +18,8 @@ var gzipMagic = []byte{0x1f, 0x8b, 0x08}
 // getDoc is get's --json document.
 type getDoc struct {
 	Path string `json:"path"`
-	// Data is the node's data when it is UTF-8 (uncompressed first, when
+	// Data is the node's data when it is text (UTF-8 without control
+	// characters but tab, CR and LF; uncompressed first, when
 	// Compressed); DataBase64 holds it otherwise. Neither for no data.
 	Data       *string `json:"data,omitempty"`
 	DataBase64 []byte  `json:"data_base64,omitempty"`
@@ -44,13 +46,14 @@ func (a *app) getCommand() *cobra.Command {
 		Long: `Prints the data of the node at PATH, as zkCli's get does. Data compressed
 with gzip (Curator's GzipCompressionProvider, framework.Compressed) is
 printed uncompressed, with a note on stderr; --raw prints it as stored.
-Text gets a final newline if it has none; other data is written as it is.
+Text (UTF-8 without control characters) gets a final newline if it has
+none; other data is written as it is.
 With -s (--stat), zkCli's stat block follows the data. When PATH is a
 recipe gocurator recognises, or one of a recipe's nodes, a note on stderr
 (or "recipe = ..." in the stat block) says which. Exit 0, or 1 when the
 node does not exist.
 
-With --json: {"path", "data" (a string when UTF-8, else "data_base64"),
+With --json: {"path", "data" (a string when text, else "data_base64"),
 "compressed", "stored_length", "stat" (as stat --json), "kind", "part",
 "recipe"}.`,
 		Example: `  gocurator --zk zk1:2181 get /config/orders
@@ -89,7 +92,7 @@ func (a *app) get(ctx context.Context, path string, o getOptions) error {
 		d := getDoc{Path: path, Compressed: compressed, StoredLength: len(stored), Stat: newStatDoc(st), recipeDoc: newRecipeDoc(place)}
 		switch {
 		case len(data) == 0:
-		case utf8.Valid(data):
+		case isText(data):
 			s := string(data)
 			d.Data = &s
 		default:
@@ -98,7 +101,7 @@ func (a *app) get(ctx context.Context, path string, o getOptions) error {
 		return writeJSON(a.stdout, d, false)
 	}
 	out := data
-	if len(data) > 0 && utf8.Valid(data) && data[len(data)-1] != '\n' {
+	if len(data) > 0 && isText(data) && data[len(data)-1] != '\n' {
 		out = append(append([]byte{}, data...), '\n')
 	}
 	if _, err := a.stdout.Write(out); err != nil {
@@ -111,7 +114,33 @@ func (a *app) get(ctx context.Context, path string, o getOptions) error {
 		writeStat(a.stdout, st)
 		writeRecipeLine(a.stdout, place, z)
 	} else if place.Layout.Kind != "" {
-		fmt.Fprintf(a.stderr, "gocurator: note: %s is %s\n", path, describePlace(place, z))
+		fmt.Fprintf(a.stderr, "gocurator: note: %s is %s%s\n", path, describePlace(place, z), counterNote(place, stored))
 	}
 	return nil
+}
+
+// counterNote gives a counter's value, which its binary data hides.
+func counterNote(p inspect.Place, data []byte) string {
+	if p.Part != "" || p.Layout.Kind != inspect.KindCounter {
+		return ""
+	}
+	v, err := decodeAtomic(data, len(data) == 4)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf(", value %d (see gocurator atomic get %s)", v, p.Layout.Path)
+}
+
+// isText reports whether data is UTF-8 text: no control characters but
+// tab, CR and LF.
+func isText(data []byte) bool {
+	if !utf8.Valid(data) {
+		return false
+	}
+	for _, r := range string(data) {
+		if r < ' ' && r != '\t' && r != '\n' && r != '\r' || r == 0x7f {
+			return false
+		}
+	}
+	return true
 }

@@ -74,9 +74,9 @@ func describeLayout(l inspect.Layout) string {
 func describePlace(p inspect.Place, z *inspect.Znode) string {
 	switch {
 	case p.Part != "":
-		return fmt.Sprintf("a %s of the %s at %s", p.Part, kindNoun(p.Layout.Kind), p.Layout.Path)
+		return withArticle(fmt.Sprintf("%s of the %s at %s", p.Part, kindNoun(p.Layout.Kind), p.Layout.Path))
 	case p.Layout.Kind != "":
-		return "a " + describeLayout(p.Layout)
+		return withArticle(describeLayout(p.Layout))
 	case z == nil:
 		return "no recipe"
 	case z.IsEphemeral():
@@ -89,6 +89,14 @@ func describePlace(p inspect.Place, z *inspect.Znode) string {
 		return fmt.Sprintf("no recipe (a node with %d bytes of data)", len(z.Data))
 	}
 	return "no recipe (an empty node)"
+}
+
+// withArticle puts "a" or "an" before a noun phrase.
+func withArticle(s string) string {
+	if s != "" && strings.ContainsRune("aeiou", rune(s[0])) {
+		return "an " + s
+	}
+	return "a " + s
 }
 
 // childNames lists the first n children's names, then "...".

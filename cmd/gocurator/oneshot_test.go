@@ -6,6 +6,7 @@ import (
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
+	"github.com/gocurator/curator/recipes/atomic"
 	"github.com/gocurator/curator/recipes/group"
 	"github.com/gocurator/curator/recipes/mutex"
 )
@@ -34,9 +35,15 @@ func TestOneShotReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = member.Close(ctx) })
+	counter := atomic.NewLong(e.client, "/counters/c")
+	t.Cleanup(func() { _ = counter.Close(ctx) })
+	if _, err := counter.Add(ctx, 42); err != nil {
+		t.Fatal(err)
+	}
+	writer := only(t, testkit.Children(t, e.client, "/counters/c"), "writer node")
 
 	// ls: names one per line, sorted, each recipe and part named.
-	if out := e.run("ls", "/").ok(t).stdout; out != "config\nlocks\nworkers  group\n" {
+	if out := e.run("ls", "/").ok(t).stdout; out != "config\ncounters\nlocks\nworkers  group\n" {
 		t.Fatalf("ls /:\n%s", out)
 	}
 	if out := e.run("ls", "/locks").ok(t).stdout; out != "orders  mutex\n" {
@@ -45,7 +52,8 @@ func TestOneShotReads(t *testing.T) {
 	if out := e.run("ls", "/locks/orders").ok(t).stdout; out != lockName+"  mutex participant\n" {
 		t.Fatalf("ls /locks/orders:\n%s", out)
 	}
-	wantR := strings.Join([]string{"/", "/config", "/config/orders", "/config/zipped", "/locks", "/locks/orders  mutex",
+	wantR := strings.Join([]string{"/", "/config", "/config/orders", "/config/zipped",
+		"/counters", "/counters/c  counter", "/counters/c/" + writer + "  counter writer", "/locks", "/locks/orders  mutex",
 		"/locks/orders/" + lockName + "  mutex participant", "/workers  group", "/workers/go-1  group member"}, "\n") + "\n"
 	if out := e.run("ls", "-R", "/").ok(t).stdout; out != wantR {
 		t.Fatalf("ls -R /:\n%s\nwant:\n%s", out, wantR)
@@ -85,6 +93,11 @@ func TestOneShotReads(t *testing.T) {
 	r = e.run("get", m.Node())
 	if r.code != 0 || !strings.Contains(r.stderr, "a participant of the mutex or V1 semaphore at /locks/orders") {
 		t.Fatalf("get of a lock node: %+v", r)
+	}
+	r = e.run("get", "/counters/c")
+	if r.code != 0 || r.stdout != "\x00\x00\x00\x00\x00\x00\x00\x2a" ||
+		r.stderr != "gocurator: note: /counters/c is an atomic counter (1 writer node), value 42 (see gocurator atomic get /counters/c)\n" {
+		t.Fatalf("get of a counter: %+v", r)
 	}
 
 	// stat: zkCli's fields in zkCli's order, then the recipe.
