@@ -267,3 +267,44 @@ func drain[T any](ch <-chan T) []T {
 		}
 	}
 }
+
+// A Go consumer passes by the item a Curator consumer holds (Curator's
+// lock node), and takes it as soon as that lock goes with the dead Java
+// process's session, with nothing else put (Curator's own consumers would
+// wait for the next put).
+func TestInteropGoTakesOverFromDeadCurator(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	base := "/interop/" + testkit.Unique(t)
+	path, lock := base+"/q", base+"/locks"
+	java := curatorjava.StartDriverSession(t, zkAddr, 2*time.Second)
+	c := testkit.Connect(t, zkAddr, "")
+	q := queue.New(c, path, queue.WithLockPath(lock))
+	if err := q.Put(ctx, []byte("job")); err != nil {
+		t.Fatal(err)
+	}
+	java.MustDo(fmt.Sprintf("dqconsumer j %s %s hold", path, lock))
+	javaItems(t, java, "j", 1)
+	names := items(t, c, lock, "")
+	if len(names) != 1 {
+		t.Fatalf("Curator's lock nodes: %v", names)
+	}
+	passed := make(chan string, 10)
+	queue.OnPass(q, func(name string) { passed <- name })
+	k := consume(t, q, nil)
+	select {
+	case n := <-passed:
+		if n != names[0] {
+			t.Fatalf("passed %s by, want %s", n, names[0])
+		}
+	case it := <-k.items:
+		t.Fatalf("Go took %s while Curator held it", it.Name)
+	case <-time.After(testkit.Deadline):
+		t.Fatal("the Go consumer never looked at the held item")
+	}
+	java.MustDo("dqhalt")
+	if it := k.next(t); string(it.Data) != "job" || it.Name != names[0] {
+		t.Fatalf("took %s %q", it.Name, it.Data)
+	}
+	testkit.Eventually(t, "the queue emptied", func() bool { return len(testkit.Children(t, c, path)) == 0 })
+}

@@ -28,8 +28,12 @@ import org.apache.curator.framework.state.ConnectionState;
  * dqconsumer &lt;id&gt; &lt;path&gt; &lt;lockPath|-&gt; &lt;ok|fail&gt;
  *                                        a started DistributedQueue whose consumer
  *                                        emits "EVENT dqitem &lt;id&gt; b:&lt;base64&gt;"
- *                                        per item and then returns (ok) or throws
- *                                        (fail: Curator requeues or drops)
+ *                                        per item and then returns (ok), throws
+ *                                        (fail: Curator requeues or drops), or
+ *                                        waits for "dqrelease &lt;id&gt;" (hold)
+ * dqrelease &lt;id&gt;                        let a holding consumer's items go, from now on
+ * dqhalt                                 end the JVM at once, as kill -9 would: the
+ *                                        session stays until the server expires it
  * dqput &lt;id&gt; b:&lt;base64&gt;                 put one item
  * dqputmulti &lt;id&gt; b:&lt;x&gt;,b:&lt;y&gt;,...      putMulti
  * dqclose &lt;id&gt;                          close a queue
@@ -44,6 +48,7 @@ import org.apache.curator.framework.state.ConnectionState;
 final class QueueCommands implements Driver.Commands {
     private final Driver d;
     private final Map<String, DistributedQueue<byte[]>> queues = new HashMap<>();
+    private final Map<String, java.util.concurrent.CountDownLatch> holds = new java.util.concurrent.ConcurrentHashMap<>();
 
     QueueCommands(Driver d) {
         this.d = d;
@@ -102,10 +107,13 @@ final class QueueCommands implements Driver.Commands {
                 Driver.args(a, 4);
                 final String id = a[1];
                 final boolean fail = a[4].equals("fail");
+                final java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(a[4].equals("hold") ? 1 : 0);
+                holds.put(id, hold);
                 queue(id, a[2], a[3], new QueueConsumer<byte[]>() {
                     @Override
                     public void consumeMessage(byte[] message) throws Exception {
                         d.emit("EVENT dqitem " + id + " " + encode(message));
+                        hold.await();
                         if (fail) {
                             throw new Exception("consumer told to fail");
                         }
@@ -135,6 +143,20 @@ final class QueueCommands implements Driver.Commands {
                 });
                 return "";
             }
+            case "dqrelease": {
+                Driver.args(a, 1);
+                java.util.concurrent.CountDownLatch l = holds.get(a[1]);
+                if (l == null) {
+                    throw new IllegalArgumentException("no consumer " + a[1]);
+                }
+                l.countDown();
+                return "";
+            }
+            case "dqhalt":
+                Driver.args(a, 0);
+                d.emit("OK"); // the answer, before the JVM goes
+                Runtime.getRuntime().halt(1);
+                return "";
             case "dqclose":
                 Driver.args(a, 1);
                 dq(a[1]).close();
@@ -164,6 +186,10 @@ final class QueueCommands implements Driver.Commands {
 
     @Override
     public void closeAll() {
+        for (java.util.concurrent.CountDownLatch l : holds.values()) {
+            l.countDown();
+        }
+        holds.clear();
         for (Closeable q : queues.values()) {
             try {
                 q.close();
