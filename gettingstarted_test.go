@@ -23,9 +23,6 @@ import (
 // table names. The table had gone stale (28 modules, 14 only listed)
 // once the OpenTelemetry SDK left the library's go.mod (issue 36, item 4).
 func TestGettingStartedFootprint(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds two programs")
-	}
 	b, err := os.ReadFile("docs/getting-started.md")
 	if err != nil {
 		t.Fatal(err)

@@ -86,7 +86,7 @@ func cloneRepo(t *testing.T, dir string) string {
 	t.Helper()
 	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
 	if err != nil {
-		t.Skipf("not in a git checkout (%v): nothing to clone", err)
+		t.Fatalf("not in a git checkout (%v): nothing to clone", err)
 	}
 	clone := filepath.Join(dir, "curator")
 	run(t, dir, offlineEnv(), "git clone -q "+strings.TrimSpace(string(top))+" "+clone)
@@ -100,9 +100,6 @@ func cloneRepo(t *testing.T, dir string) string {
 // offered only the release commands, which fail until the module is
 // published.
 func TestReadmeInstallInCleanClone(t *testing.T) {
-	if testing.Short() {
-		t.Skip("clones the repository and builds the CLI")
-	}
 	md := readme(t)
 	blocks := shellBlocks(md, "## Install")
 	if len(blocks) < 3 {
@@ -161,15 +158,12 @@ func TestReadmeInstallInCleanClone(t *testing.T) {
 // download, which cannot work before the release. The README quotes it and
 // says what to do instead, so that searching for it finds the answer.
 func TestReadmeNamesTheOutsideWorkspaceHint(t *testing.T) {
-	if testing.Short() {
-		t.Skip("clones the repository")
-	}
 	clone := cloneRepo(t, t.TempDir())
 	cmd := exec.Command("go", "build", "-o", os.DevNull, "./gocurator")
 	cmd.Dir, cmd.Env = filepath.Join(clone, "cmd"), offlineEnv("GOWORK=off")
 	out, err := cmd.CombinedOutput()
 	if err == nil {
-		t.Skip("cmd/ builds outside the workspace now: the README's paragraph about GOWORK=off can go")
+		t.Fatal("cmd/ builds outside the workspace now: the README's paragraph about GOWORK=off should go, and this test with it")
 	}
 	const hint = "go mod download github.com/gocurator/curator"
 	if !strings.Contains(string(out), hint) {
@@ -188,7 +182,7 @@ func TestReadmeNamesTheOutsideWorkspaceHint(t *testing.T) {
 // and the README did not say).
 func TestReadmeListsWhatMakeInstalls(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("no make")
+		t.Fatalf("make is needed to compare the README's table with make -n: %v", err)
 	}
 	rows := regexp.MustCompile("(?m)^\\| (`make [^|]*) \\| ([^|]*) \\|$").FindAllStringSubmatch(readme(t), -1)
 	if len(rows) == 0 {

@@ -23,9 +23,6 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // "Reconnected on the same session" for an outage in which sessions were
 // lost, printed Lost with session 0x0, and counted Lost without a word.
 func TestDemoNarrationIsTrue(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the whole demo, about 40 s")
-	}
 	bin := filepath.Join(t.TempDir(), "demo")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
