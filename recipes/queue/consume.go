@@ -520,6 +520,9 @@ func (k *consumer) finish(ctx context.Context, f *fence, rest [][]byte, session 
 	_, err := k.c().Multi(cctx, ops...)
 	switch {
 	case err == nil:
+	case isOpErr(err, 0, zk.ErrNoNode) && k.lockGone(cctx, f):
+		// Both gone: our transaction was applied and its reply lost
+		// (the retry found nothing to delete).
 	case isOpErr(err, 0, zk.ErrNoNode), isOpErr(err, 0, zk.ErrBadVersion), isOpErr(err, 1, zk.ErrNoNode):
 		k.report(fmt.Errorf("item %s: %w", f.itemPath, ErrFenced))
 		k.unlock(ctx, f, session)
@@ -527,6 +530,12 @@ func (k *consumer) finish(ctx context.Context, f *fence, rest [][]byte, session 
 		k.report(fmt.Errorf("item %s: remove: %w", f.itemPath, err))
 		k.unlock(ctx, f, session)
 	}
+}
+
+// lockGone reports whether the item's lock node is known to be gone.
+func (k *consumer) lockGone(ctx context.Context, f *fence) bool {
+	st, err := k.c().Exists(ctx, f.lockNode)
+	return err == nil && st == nil
 }
 
 // unlock deletes our lock node, if it is still ours, so the item can be

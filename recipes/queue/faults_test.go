@@ -264,3 +264,52 @@ func TestCloseLeavesNothing(t *testing.T) {
 	}
 	testkit.AwaitWatchCount(t, zkAddr, 0, c)
 }
+
+// A lost reply to a consumer's transactions (the lock, the removal): the
+// retry finds its own lock node and takes it up, or finds its removal
+// applied; the item is consumed once and nothing is left or reported.
+func TestLostTransactionReplies(t *testing.T) {
+	t.Parallel()
+	for _, which := range []string{"lock", "removal"} {
+		t.Run(which, func(t *testing.T) {
+			t.Parallel()
+			ns := testkit.Unique(t)
+			ctx := testkit.Ctx(t)
+			proxy := zktest.NewProxy(t, zkAddr)
+			p := testkit.Connect(t, zkAddr, ns)
+			cw := testkit.Connect(t, proxy.Addr(), ns)
+			sink, errs := errorSink()
+			q := queue.New(cw, "/q", queue.WithLockPath("/locks"), sink)
+			armed := make(chan (<-chan struct{}), 1)
+			if which == "lock" {
+				armed <- proxy.LoseNextMultiReply()
+			}
+			k := consume(t, q, func(context.Context, queue.Item) error {
+				if which == "removal" {
+					armed <- proxy.LoseNextMultiReply()
+				}
+				return nil
+			})
+			if err := queue.New(p, "/q").Put(ctx, []byte("x")); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(k.next(t).Data); got != "x" {
+				t.Fatal(got)
+			}
+			testkit.Eventually(t, "queue and locks empty", func() bool {
+				return len(testkit.Children(t, p, "/q")) == 0 && len(testkit.Children(t, p, "/locks")) == 0
+			})
+			select {
+			case <-<-armed:
+			default:
+				t.Fatal("no reply was lost: the test proves nothing")
+			}
+			for _, err := range drain(errs) {
+				t.Errorf("reported %v", err)
+			}
+			if extra := drain(k.items); len(extra) != 0 {
+				t.Fatalf("consumed again: %v", extra)
+			}
+		})
+	}
+}
