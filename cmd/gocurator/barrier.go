@@ -93,7 +93,8 @@ locks ls), and a "ready" child once the round's last member arrived: members
 older than ready have passed Enter, younger ones wait for the next round.
 
 The member count a double barrier was made for is not stored in ZooKeeper:
-give it with --size to see how many members are still missing.`,
+give it with --size to see how many members are still missing. A path
+holding another recipe's nodes is refused with exit 65.`,
 		Example: `  gocurator --zk zk1:2181 barrier show /barriers/nightly
   gocurator --zk zk1:2181 --json barrier show /barriers/job --size 8`,
 		Args: cobra.ExactArgs(1),
@@ -117,6 +118,9 @@ func (a *app) barrierShow(ctx context.Context, path string, size int) error {
 	defer c.Close()
 	rctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
+	if err := a.checkBarrier(rctx, c, path); err != nil {
+		return err
+	}
 	doc, err := readBarrier(rctx, c, path)
 	if err != nil {
 		return a.describe(path, err)
@@ -261,3 +265,18 @@ func writeBarrier(w io.Writer, d barrierDoc, now time.Time) {
 
 // since formats the age of something made at t.
 func since(now, t time.Time) string { return formatAge(now.Sub(t).Seconds()) }
+
+// checkBarrier refuses (exit 65) a path whose children are another
+// recipe's (a lock's, a group's with ids that are no UUIDs, a service's):
+// read as a double barrier they would be shown as its members. A missing
+// or childless node is a barrier's.
+func (a *app) checkBarrier(ctx context.Context, c *framework.Client, path string) error {
+	place, z, err := inspect.Locate(ctx, c, path)
+	if err != nil || len(z.Children) == 0 && !z.IsEphemeral() {
+		return nil // readBarrier says what it is, or why it cannot be read
+	}
+	if place.Part == "" && inspect.MayBeDoubleBarrier(place.Layout) {
+		return nil
+	}
+	return wrongKind(path, place, z, "a barrier", "")
+}

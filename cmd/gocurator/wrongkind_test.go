@@ -68,6 +68,8 @@ func TestWrongKind(t *testing.T) {
 		{"leader show of a group", []string{"leader", "show", "/workers"}, "/workers is a group (1 member), not a lock, semaphore or election"},
 		{"semaphore leases of a service", []string{"semaphore", "leases", "/services/orders"}, "/services/orders is a registered service (1 instance)"},
 		{"atomic get of a group", []string{"atomic", "get", "/workers"}, "/workers is a group (1 member), not an atomic counter"},
+		{"barrier show of a group", []string{"barrier", "show", "/workers"}, "/workers is a group (1 member), not a barrier (see gocurator group ls /workers)"},
+		{"barrier show of a latch", []string{"barrier", "show", "/election"}, "/election is a leader latch (1 node), not a barrier"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.run(tc.args...)

@@ -6,6 +6,13 @@
 // its owner session and whether that session is still connected (Sessions,
 // from the servers' "cons" four-letter word).
 //
+// Identify is the one classifier of layouts every gocurator command asks:
+// beyond the locks, it names groups, services and their discovery base
+// paths, counters written by Go handles, double barriers and queues, and
+// what each child is in them; Locate says the same of one path, a recipe
+// or one of a recipe's nodes. A new layout is one more recogniser in its
+// table.
+//
 // It is the logic behind the gocurator command; it knows the layouts of
 // Curator (and this module's recipes, which share them), kazoo ("__lock__",
 // "__rlock__") and go-zookeeper ("_c_<32 hex>-lock-"). Classification is

@@ -257,9 +257,9 @@ func servicesLayout(path string, z *Znode) (Layout, bool) {
 // readyName is the double barrier's ready node.
 const readyName = "ready"
 
-// doubleBarrierLayout: ephemeral members named by a random UUID and a
-// persistent "ready" node. Without ready, its members look like a group's
-// whose ids are UUIDs, and are taken for one.
+// doubleBarrierLayout: ephemeral members (Curator names them by a random
+// UUID) and a persistent "ready" node. Without ready, its members look like
+// a group's whose ids are UUIDs, and are taken for one (MayBeDoubleBarrier).
 func doubleBarrierLayout(_ string, z *Znode) (Layout, bool) {
 	ready := z.Child(readyName)
 	if ready == nil || ready.IsEphemeral() {
@@ -270,7 +270,7 @@ func doubleBarrierLayout(_ string, z *Znode) (Layout, bool) {
 		if c.Name == readyName {
 			continue
 		}
-		if !c.IsEphemeral() || !isUUID(c.Name) {
+		if !c.IsEphemeral() {
 			return Layout{}, false
 		}
 		l.Parts[c.Name] = PartMember
@@ -291,4 +291,22 @@ func groupLayout(_ string, z *Znode) (Layout, bool) {
 		l.Size++
 	}
 	return l, true
+}
+
+// MayBeDoubleBarrier reports whether l may be a double barrier: one, or a
+// group whose members are all named by UUIDs (a double barrier before its
+// round's ready node, which Identify cannot tell from such a group).
+func MayBeDoubleBarrier(l Layout) bool {
+	if l.Kind == KindDoubleBarrier {
+		return true
+	}
+	if l.Kind != KindGroup {
+		return false
+	}
+	for name := range l.Parts {
+		if !isUUID(name) {
+			return false
+		}
+	}
+	return true
 }
