@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
@@ -120,7 +121,8 @@ func TestRequeueKeepsWhatSucceeded(t *testing.T) {
 				t.Parallel()
 				ctx := testkit.Ctx(t)
 				c := testkit.Connect(t, zkAddr, testkit.Unique(t))
-				opts := []queue.Option{queue.WithErrorMode(mode)}
+				sink, errs := errorSink()
+				opts := []queue.Option{queue.WithErrorMode(mode), sink}
 				if m.lock != "" {
 					opts = append(opts, queue.WithLockPath(m.lock))
 				}
@@ -150,6 +152,17 @@ func TestRequeueKeepsWhatSucceeded(t *testing.T) {
 				testkit.Eventually(t, "the queue emptied", func() bool { return len(testkit.Children(t, c, "/q")) == 0 })
 				if extra := drain(k.items); len(extra) != 0 {
 					t.Fatalf("consumed again: %v", extra)
+				}
+				select {
+				case err := <-errs:
+					if !errors.Is(err, queue.ErrConsumer) || !strings.Contains(err.Error(), "b fails once") {
+						t.Fatalf("reported %v, want the consumer's error", err)
+					}
+				case <-time.After(testkit.Deadline):
+					t.Fatal("the consumer's error was not reported")
+				}
+				if rep := drain(errs); len(rep) != 0 {
+					t.Fatalf("reported more: %v", rep)
 				}
 			})
 		}
