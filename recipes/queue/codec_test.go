@@ -3,6 +3,7 @@ package queue_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/gocurator/curator/recipes/queue"
@@ -80,4 +81,32 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("%x decoded to %q, which encodes to %x", data, items, enc)
 		}
 	})
+}
+
+// Items are taken in sequence order, read as the signed 32-bit counter
+// ZooKeeper prints (wrap-aware, pitfall 11); children not named like the
+// layout's items are left out.
+func TestItemOrder(t *testing.T) {
+	tests := []struct {
+		name     string
+		children []string
+		want     []string
+		sort     func([]string) []string
+	}{
+		{"numeric", []string{"queue-0000000010", "queue-0000000002", "queue-0000000001"},
+			[]string{"queue-0000000001", "queue-0000000002", "queue-0000000010"}, queue.SortItems},
+		{"wrap", []string{"queue--2147483648", "queue-2147483647", "queue-2147483646"},
+			[]string{"queue-2147483646", "queue-2147483647", "queue--2147483648"}, queue.SortItems},
+		{"foreign", []string{"lock", "queue-0000000003", "qn-0000000001", "xqueue-0000000001", "queue-x"},
+			[]string{"queue-0000000003"}, queue.SortItems},
+		{"simple", []string{"qn-0000000002", "queue-0000000001", "qn-0000000001"},
+			[]string{"qn-0000000001", "qn-0000000002"}, queue.SortSimple},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.sort(tt.children); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
 }
