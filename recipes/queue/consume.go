@@ -13,6 +13,7 @@ import (
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locking"
+	"github.com/gocurator/curator/retry"
 )
 
 // Pauses after a ZooKeeper error the consumer retries on its own.
@@ -109,8 +110,8 @@ func (k *consumer) run(ctx context.Context) error {
 		if err == nil {
 			break
 		}
-		if ctx.Err() != nil || errors.Is(err, ErrClosed) {
-			return err
+		if ctx.Err() != nil || !retry.IsRetryable(err) {
+			return err // closed, no permission, bad input: trying again will not help
 		}
 		if err := k.retryPause(ctx, err); err != nil {
 			return err
@@ -138,7 +139,7 @@ func (k *consumer) run(ctx context.Context) error {
 		k.again = false
 		names, err := k.list(ctx)
 		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, ErrClosed) {
+			if ctx.Err() != nil || (!retry.IsRetryable(err) && !errors.Is(err, zk.ErrNoNode)) {
 				return err
 			}
 			if errors.Is(err, zk.ErrNoNode) {

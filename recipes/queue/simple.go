@@ -79,9 +79,11 @@ func (s *Simple) Offer(ctx context.Context, data []byte) error {
 }
 
 // Poll removes and returns the head of the queue; ok is false when the
-// queue is empty. It never waits for an item. Like Curator's, it reads the
-// head and deletes it; when another consumer deletes it first, it tries the
-// next.
+// queue is empty. It never waits for an item (ctx bounds its requests).
+// Like Curator's, it reads the head and deletes it; when another consumer
+// deletes it first, it tries the next. A delete whose reply is lost with
+// the connection may have been applied: the item is then gone, delivered
+// to nobody (at most once, as Curator's).
 func (s *Simple) Poll(ctx context.Context) (data []byte, ok bool, err error) {
 	if err := s.check(ctx, "poll"); err != nil {
 		return nil, false, err
@@ -95,7 +97,7 @@ func (s *Simple) Poll(ctx context.Context) (data []byte, ok bool, err error) {
 }
 
 // Peek returns the head of the queue without removing it; ok is false when
-// the queue is empty.
+// the queue is empty. It never waits for an item (ctx bounds its requests).
 func (s *Simple) Peek(ctx context.Context) (data []byte, ok bool, err error) {
 	if err := s.check(ctx, "peek"); err != nil {
 		return nil, false, err
