@@ -173,7 +173,9 @@ func (q *Queue) ensure(ctx context.Context) error {
 
 // Close ends every Consume of the handle (they return ErrClosed; an item
 // being consumed has its context cancelled and is left to be delivered
-// again, as its consumer's death would) and waits until they have returned,
+// again: with a lock path its lock is deleted, without one what the
+// function did not consume is put back at the tail) and waits until they
+// have returned,
 // or until ctx ends (its error). Later calls fail with ErrClosed. It
 // deletes nothing: items stay in the queue. Close is idempotent.
 func (q *Queue) Close(ctx context.Context) error {
