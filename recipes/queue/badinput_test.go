@@ -168,3 +168,71 @@ func TestRequeueKeepsWhatSucceeded(t *testing.T) {
 		}
 	}
 }
+
+// Pitfall 29: a queue whose listing exceeds jute.maxbuffer (Curator's
+// consumers, whose client refuses the reply, fail on it in a loop) is
+// reported once with ErrBacklog, and its items are still consumed.
+func TestListingOverMaxBufferReportedAndConsumed(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+	q := queue.New(c, "/q")
+	if err := q.Put(ctx, []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	// Foreign children with long names make the listing big cheaply:
+	// 5200 x (4 + 206) bytes, 1.09 MB.
+	pad := strings.Repeat("x", 200)
+	var ops []framework.Op
+	var paths []string
+	for i := range 5200 {
+		p := fmt.Sprintf("/q/%s%06d", pad, i)
+		paths = append(paths, p)
+		ops = append(ops, framework.CreateOp(p, []byte{}, framework.Persistent))
+		if len(ops) == 1300 {
+			if _, err := c.Multi(ctx, ops...); err != nil {
+				t.Fatal(err)
+			}
+			ops = ops[:0]
+		}
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		for i := 0; i < len(paths); i += 1300 {
+			var del []framework.Op
+			for _, p := range paths[i:min(i+1300, len(paths))] {
+				del = append(del, framework.DeleteOp(p, -1))
+			}
+			if _, err := c.Multi(ctx, del...); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	if err := q.Put(ctx, []byte("second")); err != nil {
+		t.Fatal(err)
+	}
+	sink, errs := errorSink()
+	k := consume(t, queue.New(c, "/q", sink), nil)
+	for _, want := range []string{"first", "second"} {
+		if got := string(k.next(t).Data); got != want {
+			t.Fatalf("consumed %q, want %q", got, want)
+		}
+	}
+	select {
+	case err := <-errs:
+		if !errors.Is(err, queue.ErrBacklog) {
+			t.Fatalf("reported %v, want ErrBacklog", err)
+		}
+	case <-time.After(testkit.Deadline):
+		t.Fatal("the big listing was not reported")
+	}
+	if err := q.Put(ctx, []byte("third")); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(k.next(t).Data); got != "third" {
+		t.Fatal(got)
+	}
+	for _, err := range drain(errs) {
+		t.Errorf("reported again: %v", err)
+	}
+}

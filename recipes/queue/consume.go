@@ -85,6 +85,8 @@ type consumer struct {
 	others map[string]bool // items skipped as locked by another consumer
 	pause  time.Duration
 	again  bool // look at the queue again at once
+
+	overBuffer bool // the last listing was larger than jute.maxbuffer
 }
 
 func (k *consumer) c() *framework.Client { return k.q.c }
@@ -206,7 +208,24 @@ func (k *consumer) list(ctx context.Context) ([]string, error) {
 			delete(k.skip, n)
 		}
 	}
+	k.checkBacklog(children)
 	return locking.SortChildren(children, itemSequence), nil
+}
+
+// checkBacklog reports, once each time it happens, a listing that grew past
+// the default jute.maxbuffer (ErrBacklog).
+func (k *consumer) checkBacklog(children []string) {
+	size := 0
+	for _, n := range children {
+		size += 4 + len(n)
+	}
+	over := size > framework.DefaultJuteMaxBuffer
+	if over && !k.overBuffer {
+		k.q.log.Warn("queue listing larger than jute.maxbuffer", zap.Int("children", len(children)), zap.Int("bytes", size))
+		k.report(fmt.Errorf("%w: %d children, a %d-byte listing: Curator consumers cannot list the queue; add consumers, shard the queue, or raise jute.maxbuffer",
+			ErrBacklog, len(children), size))
+	}
+	k.overBuffer = over
 }
 
 // itemSequence is the sequence number of an item node; false for a

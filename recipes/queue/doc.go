@@ -67,6 +67,10 @@
 // (ErrCorruptItem) and left in the queue, or parked (WithParkPath); it never
 // stops a consumer. Curator deletes such a node.
 //
+// A queue whose children listing passes the default jute.maxbuffer (some
+// 50,000 items) is reported once (ErrBacklog): Curator's consumers cannot
+// list it (their client refuses the reply) while ours keep consuming.
+//
 // Simple: Take and Poll read the head and delete it; the deleter has it.
 // A Take's goroutines wait in line behind one watch per Simple, so one new
 // item wakes one of them (Curator wakes every waiting take, which race for

@@ -30,6 +30,13 @@ var (
 	// has no fence: a queue without a lock path deletes an item before it
 	// is delivered, so nobody else can have it.
 	ErrNotFenced = errors.New("curator: queue item has no fence (no lock path)")
+	// ErrBacklog is reported (WithErrorHandler) when the queue's children
+	// listing grows past ZooKeeper's default jute.maxbuffer (about 50,000
+	// items): Curator's consumers, whose client refuses such a reply, fail
+	// in a loop on it, and ZooKeeper keeps the whole backlog in memory. Go
+	// consumers keep consuming. The way out: more consumers, a sharded
+	// queue, or a larger jute.maxbuffer on servers and Java clients.
+	ErrBacklog = errors.New("curator: queue listing larger than jute.maxbuffer")
 	// ErrClosed is framework.ErrClosed: the Queue or its client was closed.
 	ErrClosed = framework.ErrClosed
 	// ErrNilClient is framework.ErrNilClient.
