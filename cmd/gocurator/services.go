@@ -165,6 +165,9 @@ func (a *app) servicesLs(ctx context.Context, base string) error {
 	defer c.Close()
 	rctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
+	if err := a.checkServicePath(rctx, c, base, inspect.KindServices); err != nil {
+		return err
+	}
 	names, _, err := c.Children(rctx, base)
 	if err != nil {
 		return a.describeBase(base, err)
@@ -201,6 +204,9 @@ func (a *app) servicesLs(ctx context.Context, base string) error {
 // without a node is an error naming the services there are.
 func (a *app) readService(ctx context.Context, c *framework.Client, base, name string) ([]instanceDoc, []malformedDoc, error) {
 	svc := framework.JoinPath(base, name)
+	if err := a.checkServicePath(ctx, c, svc, inspect.KindService); err != nil {
+		return nil, nil, err
+	}
 	kids, _, err := c.Children(ctx, svc)
 	if errors.Is(err, zk.ErrNoNode) {
 		names, _, nerr := c.Children(ctx, base)
@@ -510,4 +516,28 @@ func (a *app) completeServices(base *string) func(*cobra.Command, []string, stri
 		slices.Sort(out)
 		return out, none
 	}
+}
+
+// checkServicePath refuses (exit 65) a base path or a service path (want
+// says which) that holds another recipe: a lock's or a latch's nodes, a
+// counter, a queue, a service given as the base. Layouts the classifier
+// does not know, and ephemeral nodes of no recipe (malformed instances),
+// are listed as they are; a missing path is left to the listing.
+func (a *app) checkServicePath(ctx context.Context, c *framework.Client, path, want string) error {
+	place, z, err := inspect.Locate(ctx, c, path)
+	if err != nil {
+		return nil
+	}
+	k := place.Layout.Kind
+	switch {
+	case place.Part == "" && (k == "" || k == want || k == inspect.KindGroup):
+		return nil
+	case place.Part == inspect.PartService && want == inspect.KindService:
+		return nil // a service with no instance left
+	}
+	what := "a service discovery base path"
+	if want == inspect.KindService {
+		what = "a registered service"
+	}
+	return wrongKind(path, place, z, what, "")
 }

@@ -68,6 +68,11 @@ func TestWrongKind(t *testing.T) {
 		{"leader show of a group", []string{"leader", "show", "/workers"}, "/workers is a group (1 member), not a lock, semaphore or election"},
 		{"semaphore leases of a service", []string{"semaphore", "leases", "/services/orders"}, "/services/orders is a registered service (1 instance)"},
 		{"atomic get of a group", []string{"atomic", "get", "/workers"}, "/workers is a group (1 member), not an atomic counter"},
+		{"services ls of a latch", []string{"services", "ls", "election", "--base", "/"},
+			"/election is a leader latch (1 node), not a registered service (see gocurator leader show /election)"},
+		{"services show in a latch", []string{"services", "show", "election", "a", "--base", "/"}, "/election is a leader latch"},
+		{"services ls with a service for base", []string{"services", "ls", "--base", "/services/orders"},
+			"/services/orders is a registered service (1 instance), not a service discovery base path"},
 		{"barrier show of a group", []string{"barrier", "show", "/workers"}, "/workers is a group (1 member), not a barrier (see gocurator group ls /workers)"},
 		{"barrier show of a latch", []string{"barrier", "show", "/election"}, "/election is a leader latch (1 node), not a barrier"},
 	} {
