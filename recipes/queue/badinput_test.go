@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -235,4 +237,31 @@ func TestListingOverMaxBufferReportedAndConsumed(t *testing.T) {
 	for _, err := range drain(errs) {
 		t.Errorf("reported again: %v", err)
 	}
+}
+
+// The largest item a Put accepts leaves no room in the lock transaction
+// for the rewrite that fences it: it is locked as Curator locks (Fenced
+// false), consumed and removed, never stuck.
+func TestLargestItemConsumedUnfenced(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+	q := queue.New(c, "/q", queue.WithLockPath("/locks"))
+	err := q.Put(ctx, make([]byte, framework.DefaultJuteMaxBuffer))
+	m := regexp.MustCompile(`room for (\d+) bytes`).FindStringSubmatch(fmt.Sprint(err))
+	if !errors.Is(err, queue.ErrDataTooLarge) || m == nil {
+		t.Fatalf("Put of jute.maxbuffer bytes = %v", err)
+	}
+	room, _ := strconv.Atoi(m[1])
+	// The framing takes 10 bytes of the room.
+	if err := q.Put(ctx, make([]byte, room-10)); err != nil {
+		t.Fatal(err)
+	}
+	k := consume(t, q, nil)
+	if it := k.next(t); len(it.Data) != room-10 || it.Fenced() || len(it.RemoveOps()) != 0 {
+		t.Fatalf("item of %d bytes, fenced %v", len(it.Data), it.Fenced())
+	}
+	testkit.Eventually(t, "the item removed", func() bool {
+		return len(testkit.Children(t, c, "/q")) == 0 && len(testkit.Children(t, c, "/locks")) == 0
+	})
 }
