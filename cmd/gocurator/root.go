@@ -96,6 +96,7 @@ servers allow it; "unknown" otherwise).`,
 	root.AddCommand(a.groupCommand())
 	root.AddCommand(a.barrierCommand(), a.atomicCommand())
 	root.AddCommand(a.lsCommand(), a.getCommand(), a.statCommand())
+	root.AddCommand(a.uiCommand())
 	// cobra adds these at Execute; added now, guardGroups sees them too.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
