@@ -9,8 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/queue"
+	"github.com/gocurator/curator/zktest"
 )
 
 // Offer, Peek, Poll and Take in order; a Take waits for an Offer; a Take
@@ -133,4 +136,44 @@ func TestSimpleTakeWakesOneWaiter(t *testing.T) {
 		<-got
 	}
 	testkit.AwaitWatchCount(t, zkAddr, 0, c)
+}
+
+// A Take waiting across a session expiry still gets the item offered
+// meanwhile, and the next (CURATOR-623's shape, for the simple queue).
+func TestSimpleTakeAcrossSessionExpiry(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	ctx := testkit.Ctx(t)
+	proxy := zktest.NewProxy(t, zkAddr)
+	p := testkit.Connect(t, zkAddr, ns)
+	cw := testkit.Connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(time.Second))
+	s := queue.NewSimple(cw, "/s")
+	got := make(chan string, 2)
+	go func() {
+		for range 2 {
+			d, err := s.Take(ctx)
+			got <- fmt.Sprintf("%s %v", d, err)
+		}
+	}()
+	testkit.Eventually(t, "Take waiting", func() bool { return queue.Waiting(s) == 1 })
+	first := cw.SessionID()
+	proxy.BlackHole()
+	testkit.WaitState(t, cw, connstate.Lost)
+	if err := queue.NewSimple(p, "/s").Offer(ctx, []byte("during")); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Restore()
+	if r := <-got; r != "during <nil>" {
+		t.Fatalf("Take = %s", r)
+	}
+	if cw.SessionID() == first {
+		t.Fatal("the session did not expire: the test proves nothing")
+	}
+	testkit.Eventually(t, "Take waiting again", func() bool { return queue.Waiting(s) == 1 })
+	if err := queue.NewSimple(p, "/s").Offer(ctx, []byte("after")); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-got; r != "after <nil>" {
+		t.Fatalf("Take = %s", r)
+	}
 }
