@@ -95,9 +95,11 @@ func newCore(c *framework.Client, path string, opts []Option) *core {
 	}
 	if k.opts.policy == nil {
 		k.opts.policy = c.RetryPolicy()
+		k.opts.clientPolicy = true
 	}
 	if k.opts.promotedPolicy == nil {
 		k.opts.promotedPolicy = k.opts.policy
+		k.opts.samePromoted = true
 	}
 	k.writer = framework.JoinPath(path, "writer-"+uuid.NewString())
 	k.log = c.Logger().Named("atomic").With(zap.String("path", path))
@@ -111,13 +113,7 @@ func (k *core) wrap(op string, err error) error {
 // begin takes the handle's write turn, or fails with ctx's error, the
 // constructor's, or ErrClosed once Close has run.
 func (k *core) begin(ctx context.Context) error {
-	if k.err != nil {
-		return k.err
-	}
-	if ctx == nil {
-		return fmt.Errorf("%w: nil context", framework.ErrInvalidOption)
-	}
-	if err := k.open(); err != nil {
+	if err := k.usable(ctx); err != nil {
 		return err
 	}
 	select {
@@ -133,6 +129,18 @@ func (k *core) begin(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// usable returns the constructor's error, ErrInvalidOption for a nil ctx,
+// or ErrClosed once Close has run.
+func (k *core) usable(ctx context.Context) error {
+	if k.err != nil {
+		return k.err
+	}
+	if ctx == nil {
+		return fmt.Errorf("%w: nil context", framework.ErrInvalidOption)
+	}
+	return k.open()
 }
 
 // open returns ErrClosed once Close has run.

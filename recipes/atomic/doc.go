@@ -63,8 +63,14 @@
 // counted twice. Here every write is one transaction that also stamps the
 // writer child with a number unique to that attempt, so after any failure
 // the handle reads its stamp and knows whether the write went through.
-// Writes of one handle run one at a time; goroutines that must update
-// concurrently use a handle each.
+// Writes of one handle run one at a time. Adds are combined: the adds that
+// goroutines of one process make at once to one counter (through one
+// handle or several of the same client, path and options) go out as one
+// write of their sum, each caller told its own result, as if they had
+// run one after another (see Number.TryAdd). A combined write is stamped
+// and settled as any other, so its adds are applied once, together, or
+// not at all; an add whose ctx ends while it waits in the queue is not
+// sent. Sets and compare-and-sets are never combined.
 //
 // The child stays between updates: a write's stamp must outlive the write's
 // reply, so deleting it after each update would cost a round trip per

@@ -89,13 +89,13 @@ func TestInteropValuesBothWays(t *testing.T) {
 }
 
 // Eight Go and eight Java clients increment one counter, each *increments
-// times, while the Go clients' connections are cut again and again: the
+// times (a Go client's by 4 goroutines, whose adds are combined), while the Go clients' connections are cut again and again: the
 // counter ends exactly at 16 times that. The Go clients go through a proxy
 // that cuts them; the Java clients connect straight to the server, because
 // Curator 5.4 counts an increment twice when the reply to its write is lost
 // (see TestLostReplyIsNotAppliedTwice), which cuts make happen.
 func TestInteropSixteenWritersWithCuts(t *testing.T) {
-	const clients = 8
+	const clients, perClient = 8, 4
 	n := *increments
 	// Sixteen contending clients on a shared two-core machine: more time
 	// than testkit.Deadline, and an hour for the full size.
@@ -132,20 +132,24 @@ func TestInteropSixteenWritersWithCuts(t *testing.T) {
 	g, gctx := errgroup.WithContext(ctx)
 	for w := 0; w < clients; w++ {
 		l := atomic.NewLong(testkit.Connect(t, proxy.Addr(), ""), path, atomic.WithRetryPolicy(retry.NTimes(10, time.Millisecond)))
-		g.Go(func() error {
-			for k := 0; k < n; k++ {
-				for {
-					_, err := l.Add(gctx, 1)
-					if err == nil {
-						break
-					}
-					if !errors.Is(err, atomic.ErrNotApplied) {
-						return err
+		// Each Go client's increments are made by goroutines sharing
+		// its handle, whose adds are combined into shared writes.
+		for j := 0; j < perClient; j++ {
+			g.Go(func() error {
+				for k := j; k < n; k += perClient {
+					for {
+						_, err := l.Add(gctx, 1)
+						if err == nil {
+							break
+						}
+						if !errors.Is(err, atomic.ErrNotApplied) {
+							return err
+						}
 					}
 				}
-			}
-			return nil
-		})
+				return nil
+			})
+		}
 	}
 	err := g.Wait()
 	close(stop)

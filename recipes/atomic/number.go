@@ -15,7 +15,8 @@ import (
 // Updates are optimistic and exactly-once (see the package documentation);
 // those that return a Result report contention that outlasted the retry
 // policies as Succeeded false with a nil error. A Number is safe for
-// concurrent use; its updates run one at a time. A nil *Number returns
+// concurrent use; its updates run one at a time, and concurrent adds are
+// combined into shared writes (see TryAdd). A nil *Number returns
 // ErrNilHandle.
 type Number[T int32 | int64] struct {
 	k *core
@@ -160,21 +161,27 @@ func (n *Number[T]) Add(ctx context.Context, delta T) (T, error) {
 }
 
 // TryAdd adds delta (Curator's add) and returns the Result.
+//
+// The adds that goroutines of this process make to one counter at once
+// (through this handle or others of the same client, path and options)
+// share one write: those that arrive while a write is in flight go out
+// together as their sum, one read and one stamped, versioned write, and
+// each call's Result is its own, as if the adds had been applied one after
+// another (PreValue and PostValue around its own delta; Stats those of the
+// shared write). A combined write is applied once or not at all, for all
+// of its adds alike, with one exception that keeps each ctx its own: an
+// add whose ctx ends (or whose handle is closed) before its write is sent
+// is not applied and returns that error, and a write that ended unapplied
+// for that reason is sent again without it.
 func (n *Number[T]) TryAdd(ctx context.Context, delta T) (Result[T], error) {
 	if n == nil {
 		return Result[T]{}, ErrNilHandle
 	}
-	r, err := n.k.update(ctx, func(pre []byte) ([]byte, error) {
-		v, err := decode[T](pre)
-		if err != nil {
-			return nil, err
-		}
-		return encode(v + delta), nil
-	})
+	r, err := add(ctx, n.k, delta)
 	if err != nil {
-		return result[T](r), n.k.wrap("add", err)
+		return r, n.k.wrap("add", err)
 	}
-	return result[T](r), nil
+	return r, nil
 }
 
 // Subtract subtracts delta (Curator's subtract).

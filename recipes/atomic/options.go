@@ -19,6 +19,11 @@ type options struct {
 	lockTimeout time.Duration
 	// promotedPolicy bounds the tries under the lock; nil: policy.
 	promotedPolicy retry.Policy
+
+	// clientPolicy and samePromoted say that policy is the client's and
+	// promotedPolicy is policy (set by the constructor): handles alike in
+	// that have their adds combined (see Number.TryAdd).
+	clientPolicy, samePromoted bool
 }
 
 // WithRetryPolicy sets the policy that decides whether an optimistic update
