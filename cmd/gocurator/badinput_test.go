@@ -51,7 +51,7 @@ func TestBadInput(t *testing.T) {
 		{"not a semaphore", []string{"--zk", e.zk, "semaphore", "leases", "/plain"}, exitLayout, "/plain is no recipe (children: a, b)"},
 		{"not an election", []string{"--zk", e.zk, "leader", "show", "/plain"}, exitLayout, "/plain is no recipe (children: a, b)"},
 		{"a lock node for a lock", []string{"--zk", e.zk, "locks", "ls", "/held/" + heldName}, exitLayout, "is a participant of the mutex or V1 semaphore at /held, not a lock, semaphore or election (see gocurator locks ls /held)"},
-		{"revoke a plain node", []string{"--zk", e.zk, "revoke", "/plain/a"}, 1, "not a lock, lease or latch node"},
+		{"revoke a plain node", []string{"--zk", e.zk, "revoke", "/plain/a"}, exitLayout, "/plain/a is no recipe (a node with 1 byte of data), not a lock, lease or latch node; nothing done"},
 		{"unreachable server", []string{"--zk", dead, "--timeout", "1s", "locks", "ls", "/"}, exitNoConnect, "cannot connect to ZooKeeper at " + dead + " within 1s"},
 		{"no auth", []string{"--zk", e.zk, "locks", "ls", "/secure"}, 1, "/secure: not authorised to read it (pass --auth user:password)"},
 		{"wrong auth", []string{"--zk", e.zk, "--auth", "ops:wrong", "locks", "ls", "/secure"}, 1, "not authorised to read it with the credentials given"},

@@ -86,7 +86,7 @@ func describePlace(p inspect.Place, z *inspect.Znode) string {
 	case z.NumChildren > 0:
 		return fmt.Sprintf("no recipe (%d children)", z.NumChildren)
 	case len(z.Data) > 0:
-		return fmt.Sprintf("no recipe (a node with %d bytes of data)", len(z.Data))
+		return fmt.Sprintf("no recipe (a node with %s of data)", plural(len(z.Data), "byte"))
 	}
 	return "no recipe (an empty node)"
 }

@@ -64,7 +64,8 @@ func (a *app) lockNode(ctx context.Context, c *framework.Client, node string) (*
 	}
 	_, name := framework.SplitPath(node)
 	if !inspect.IsParticipantName(name) || st.EphemeralOwner <= 0 {
-		return nil, fmt.Errorf("%s: not a lock, lease or latch node (see locks ls for the nodes)", node)
+		place, z := a.locate(ctx, c, node)
+		return nil, wrongKind(node, place, z, "a lock, lease or latch node", "nothing done")
 	}
 	return st, nil
 }
