@@ -308,3 +308,24 @@ func TestInteropGoTakesOverFromDeadCurator(t *testing.T) {
 	}
 	testkit.Eventually(t, "the queue emptied", func() bool { return len(testkit.Children(t, c, path)) == 0 })
 }
+
+// Measured on the jar: Curator 5.4's lock-mode consumer, failing on the
+// second item of a putMulti node, requeues the whole node, so the first
+// item is consumed twice (TestRequeueKeepsWhatSucceeded pins that ours
+// does not).
+func TestInteropCuratorRequeuesWholeNode(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	base := "/interop/" + testkit.Unique(t)
+	path, lock := base+"/q", base+"/locks"
+	java := curatorjava.StartDriver(t, zkAddr)
+	c := testkit.Connect(t, zkAddr, "")
+	if err := queue.New(c, path).PutMulti(ctx, [][]byte{[]byte("a"), []byte("b"), []byte("c")}); err != nil {
+		t.Fatal(err)
+	}
+	java.MustDo(fmt.Sprintf("dqconsumer j %s %s failonce:%s", path, lock, b64([]byte("b"))))
+	if got := javaItems(t, java, "j", 5); fmt.Sprint(got) != "[a b a b c]" {
+		t.Fatalf("Curator consumed %q", got)
+	}
+	testkit.Eventually(t, "the queue emptied", func() bool { return len(testkit.Children(t, c, path)) == 0 })
+}

@@ -30,7 +30,9 @@ import org.apache.curator.framework.state.ConnectionState;
  *                                        emits "EVENT dqitem &lt;id&gt; b:&lt;base64&gt;"
  *                                        per item and then returns (ok), throws
  *                                        (fail: Curator requeues or drops), or
- *                                        waits for "dqrelease &lt;id&gt;" (hold)
+ *                                        waits for "dqrelease &lt;id&gt;" (hold); with
+ *                                        failonce:b:&lt;base64&gt; it throws the first time
+ *                                        it is given that item, and returns otherwise
  * dqrelease &lt;id&gt;                        let a holding consumer's items go, from now on
  * dqhalt                                 end the JVM at once, as kill -9 would: the
  *                                        session stays until the server expires it
@@ -107,6 +109,8 @@ final class QueueCommands implements Driver.Commands {
                 Driver.args(a, 4);
                 final String id = a[1];
                 final boolean fail = a[4].equals("fail");
+                final byte[] failOnce = a[4].startsWith("failonce:") ? decode(a[4].substring("failonce:".length())) : null;
+                final java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
                 final java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(a[4].equals("hold") ? 1 : 0);
                 holds.put(id, hold);
                 queue(id, a[2], a[3], new QueueConsumer<byte[]>() {
@@ -114,6 +118,9 @@ final class QueueCommands implements Driver.Commands {
                     public void consumeMessage(byte[] message) throws Exception {
                         d.emit("EVENT dqitem " + id + " " + encode(message));
                         hold.await();
+                        if (failOnce != null && java.util.Arrays.equals(failOnce, message) && failed.compareAndSet(false, true)) {
+                            throw new Exception("consumer told to fail once");
+                        }
                         if (fail) {
                             throw new Exception("consumer told to fail");
                         }
