@@ -106,6 +106,8 @@ func (k *consumer) retryPause(ctx context.Context, err error) error {
 	return k.c().Pause(ctx, k.pause)
 }
 
+// run is Consume's loop: make the paths, watch the queue (and the locks),
+// then list, take what can be taken, and wait for a reason to look again.
 func (k *consumer) run(ctx context.Context) error {
 	for {
 		err := k.q.ensure(ctx)

@@ -13,6 +13,7 @@ type Option func(*options)
 // returned an error (Curator's ErrorMode).
 type ErrorMode int
 
+// The error modes.
 const (
 	// Requeue puts the item back at the tail of the queue (Curator's
 	// REQUEUE, the default). With a lock path the item is removed and put
@@ -23,6 +24,7 @@ const (
 	Delete
 )
 
+// String returns the mode's name, "requeue" or "delete".
 func (m ErrorMode) String() string {
 	switch m {
 	case Requeue:
