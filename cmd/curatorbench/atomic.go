@@ -19,6 +19,7 @@ func (a *atomicFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&a.on, "atomic", false, "run the atomic counter and double barrier rows instead of the workloads: increments/s of contending clients and double-barrier round time, ours and Curator's, at every -rtt, -rounds interleaved rounds")
 	fs.IntVar(&a.s.Clients, "atomic-clients", 8, "atomic: clients (sessions) contending on the counter, and double-barrier members")
 	fs.IntVar(&a.s.Increments, "atomic-increments", 500, "atomic: increments per client per run")
+	fs.IntVar(&a.s.PerClient, "atomic-goroutines", 1, "atomic: goroutines (Java: threads) per client sharing its increments, each with a handle of its own")
 	fs.IntVar(&a.s.BarrierRounds, "atomic-rounds", 50, "atomic: timed double-barrier rounds per run")
 }
 

@@ -12,7 +12,7 @@ func TestParseAtomicFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := bench.AtomicSettings{Clients: 8, Increments: 50, BarrierRounds: 3}
+	want := bench.AtomicSettings{Clients: 8, Increments: 50, PerClient: 1, BarrierRounds: 3}
 	if !f.atomic.on || f.atomic.s != want || f.opWindow != 0 {
 		t.Fatalf("-atomic: %+v, op window %v", f.atomic, f.opWindow)
 	}

@@ -50,7 +50,8 @@
 //
 // -atomic replaces it with the counter and double barrier rows of issue
 // 26, at every -rtt: increments per second of -atomic-clients clients (a
-// session each) contending on one counter, -atomic-increments each, every
+// session each) contending on one counter, -atomic-increments each (made
+// by -atomic-goroutines goroutines, Java threads, per client), every
 // increment tried again until it succeeds (recipes/atomic's Long next to
 // Curator 5.4's DistributedAtomicLong, RetryNTimes(10, 1 ms) on both
 // sides, the counter read back), and the mean round time of a double

@@ -25,6 +25,9 @@ type AtomicSettings struct {
 	// Increments is how many increments each client makes per run (after
 	// a tenth as many unmeasured).
 	Increments int `json:"increments"`
+	// PerClient is how many goroutines (Java: threads) of each client
+	// share its increments, each with a handle of its own; 0 or 1: one.
+	PerClient int `json:"per_client,omitempty"`
 	// Rounds is how many double-barrier rounds a run times (after one
 	// unmeasured).
 	BarrierRounds int `json:"barrier_rounds"`
@@ -67,11 +70,11 @@ type AtomicReport struct {
 }
 
 // ErrAtomicSettings is returned by CheckAtomicSettings.
-var ErrAtomicSettings = errors.New("-atomic-clients, -atomic-increments and -atomic-rounds must be positive")
+var ErrAtomicSettings = errors.New("-atomic-clients, -atomic-increments and -atomic-rounds must be positive (-atomic-goroutines not negative)")
 
 // CheckAtomicSettings refuses counts below one.
 func CheckAtomicSettings(s AtomicSettings) error {
-	if s.Clients < 1 || s.Increments < 1 || s.BarrierRounds < 1 {
+	if s.Clients < 1 || s.Increments < 1 || s.BarrierRounds < 1 || s.PerClient < 0 {
 		return ErrAtomicSettings
 	}
 	return nil
@@ -105,8 +108,8 @@ func RunAtomicRounds(ctx context.Context, servers string, s AtomicSettings, roun
 				r.Error = err.Error()
 				logf("atomic %s, RTT %v: FAILED: %v", r.Impl, rtt, firstLine(err.Error()))
 			} else {
-				logf("atomic %s, RTT %v: %.0f increments/s (%d clients), double-barrier round %.2f ms (%d members)",
-					r.Impl, rtt, r.IncrementsPerSec, s.Clients, r.RoundMs, s.Clients)
+				logf("atomic %s, RTT %v: %.0f increments/s (%d clients x %d), double-barrier round %.2f ms (%d members)",
+					r.Impl, rtt, r.IncrementsPerSec, s.Clients, max(s.PerClient, 1), r.RoundMs, s.Clients)
 			}
 			all = append(all, r)
 			if err := ctx.Err(); err != nil {
@@ -142,11 +145,11 @@ func RunOurAtomic(ctx context.Context, servers, base string, s AtomicSettings) (
 	}
 	counter := base + "/counter"
 	warm := max(s.Increments/10, 1)
-	if err := ourIncrements(ctx, cs, counter, warm); err != nil {
+	if err := ourIncrements(ctx, cs, counter, warm, s.PerClient); err != nil {
 		return r, err
 	}
 	t0 := time.Now()
-	if err := ourIncrements(ctx, cs, counter, s.Increments); err != nil {
+	if err := ourIncrements(ctx, cs, counter, s.Increments, s.PerClient); err != nil {
 		return r, err
 	}
 	r.IncrementsPerSec = float64(s.Clients*s.Increments) / time.Since(t0).Seconds()
@@ -163,26 +166,35 @@ func RunOurAtomic(ctx context.Context, servers, base string, s AtomicSettings) (
 	return r, nil
 }
 
-// ourIncrements has every client increment path n times, each increment
-// tried again until it succeeds.
-func ourIncrements(ctx context.Context, cs []*framework.Client, path string, n int) error {
+// ourIncrements has every client increment path n times, by perClient
+// goroutines with a handle each, each increment tried again until it
+// succeeds.
+func ourIncrements(ctx context.Context, cs []*framework.Client, path string, n, perClient int) error {
+	perClient = max(perClient, 1)
 	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range cs {
-		l := atomic.NewLong(c, path, atomic.WithRetryPolicy(counterPolicy))
-		g.Go(func() error {
-			for range n {
-				for {
-					res, err := l.Increment(gctx)
-					if err != nil {
-						return err
-					}
-					if res.Succeeded {
-						break
+		for j := range perClient {
+			mine := n / perClient
+			if j < n%perClient {
+				mine++
+			}
+			l := atomic.NewLong(c, path, atomic.WithRetryPolicy(counterPolicy))
+			g.Go(func() error {
+				defer l.Close(context.WithoutCancel(gctx))
+				for range mine {
+					for {
+						res, err := l.Increment(gctx)
+						if err != nil {
+							return err
+						}
+						if res.Succeeded {
+							break
+						}
 					}
 				}
-			}
-			return nil
-		})
+				return nil
+			})
+		}
 	}
 	return g.Wait()
 }
@@ -193,7 +205,7 @@ func ourIncrements(ctx context.Context, cs []*framework.Client, path string, n i
 func RunCuratorAtomic(ctx context.Context, servers, base string, s AtomicSettings) (AtomicResult, error) {
 	r := AtomicResult{Impl: ImplCurator}
 	cfg := javabench.CountersConfig{ConnectString: servers, Path: base + "/counter", Clients: s.Clients, N: s.Increments,
-		Phase: "increment"}
+		Phase: "increment", PerClient: s.PerClient}
 	j, err := javabench.RunCounters(ctx, cfg)
 	if err != nil {
 		return r, err
@@ -263,8 +275,8 @@ func WriteAtomic(w io.Writer, rounds int, rep *AtomicReport) {
 	}
 	s := rep.Settings
 	fmt.Fprintf(w, "# atomic counter and double barrier: %d interleaved rounds, each cell the median of the rounds\n", rounds)
-	fmt.Fprintf(w, "# increments/s = increments that succeeded per second, %d clients (sessions) contending on one counter, %d increments each after a tenth as many unmeasured;\n",
-		s.Clients, s.Increments)
+	fmt.Fprintf(w, "# increments/s = increments that succeeded per second, %d clients (sessions) contending on one counter, %d increments each (by %d goroutines or threads per client, a handle each) after a tenth as many unmeasured;\n",
+		s.Clients, s.Increments, max(s.PerClient, 1))
 	fmt.Fprintln(w, "#   each increment tried again until it succeeds, RetryNTimes(10, 1 ms) as the optimistic policy, no promotion; the counter is read back")
 	fmt.Fprintf(w, "# round ms = mean time of one double-barrier round (%d members, one session each, enter then leave), %d rounds after one unmeasured, each on a barrier of its own\n",
 		s.Clients, s.BarrierRounds)

@@ -24,6 +24,9 @@ type CountersConfig struct {
 	N int
 	// Phase is "increment" or "barrier".
 	Phase string
+	// PerClient is the threads per client that share its increments
+	// (increment phase); 0 or 1: one.
+	PerClient int
 	// Stderr receives the JVM's stderr if non-nil; otherwise its tail is
 	// included in errors.
 	Stderr io.Writer
@@ -52,7 +55,7 @@ func RunCounters(ctx context.Context, cfg CountersConfig) (CountersResult, error
 		return r, errors.New("javabench: CountersConfig needs ConnectString, Path and positive counts")
 	}
 	cmd, err := curatorjava.Command(ctx, sources, "javabench.CountersBench", benchJVMOptions, cfg.ConnectString, cfg.Path,
-		strconv.Itoa(cfg.Clients), strconv.Itoa(cfg.N), cfg.Phase)
+		strconv.Itoa(cfg.Clients), strconv.Itoa(cfg.N), cfg.Phase, strconv.Itoa(max(cfg.PerClient, 1)))
 	if err != nil {
 		return r, err
 	}

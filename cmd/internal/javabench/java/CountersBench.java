@@ -25,7 +25,8 @@ import org.apache.curator.retry.RetryNTimes;
  *
  * <p>Usage: {@code CountersBench <connectString> <path> <clients> <n> <phase>}:
  * <pre>
- *   increment  clients DistributedAtomicLongs on path (RetryNTimes(10, 1 ms)
+ *   increment  clients DistributedAtomicLongs on path (one per thread, threads
+ *              per client as the 6th argument, 1 by default; RetryNTimes(10, 1 ms)
  *              as the optimistic policy, no promotion) each increment n
  *              times, trying again until each succeeds, after an unmeasured
  *              tenth as many; prints increments per second and the final
@@ -40,17 +41,18 @@ import org.apache.curator.retry.RetryNTimes;
  */
 public final class CountersBench {
     public static void main(String[] args) throws Exception {
-        if (args.length != 5) {
-            System.err.println("usage: CountersBench <connectString> <path> <clients> <n> <increment|barrier>");
+        if (args.length != 5 && args.length != 6) {
+            System.err.println("usage: CountersBench <connectString> <path> <clients> <n> <increment|barrier> [threads per client]");
             System.exit(2);
         }
+        int perClient = args.length == 6 ? Integer.parseInt(args[5]) : 1;
         String connect = args[0];
         String path = args[1];
         int clients = Integer.parseInt(args[2]);
         int n = Integer.parseInt(args[3]);
         String phase = args[4];
         List<CuratorFramework> cs = new ArrayList<>();
-        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        ExecutorService pool = Executors.newFixedThreadPool(clients * perClient);
         try {
             for (int i = 0; i < clients; i++) {
                 CuratorFramework c = CuratorFrameworkFactory.builder()
@@ -68,9 +70,9 @@ public final class CountersBench {
             double perSec = 0, roundMs = 0;
             long fin = 0;
             if (phase.equals("increment")) {
-                increments(pool, cs, path, Math.max(n / 10, 1));
+                increments(pool, cs, path, Math.max(n / 10, 1), perClient);
                 long t0 = System.nanoTime();
-                increments(pool, cs, path, n);
+                increments(pool, cs, path, n, perClient);
                 long t1 = System.nanoTime();
                 perSec = (double) clients * n / ((t1 - t0) / 1e9);
                 AtomicValue<Long> v = new DistributedAtomicLong(cs.get(0), path, new RetryNTimes(10, 1)).get();
@@ -98,22 +100,29 @@ public final class CountersBench {
         }
     }
 
-    /** Each client increments n times, each increment tried until it succeeds. */
-    private static void increments(ExecutorService pool, List<CuratorFramework> cs, String path, int n)
+    /**
+     * Each client increments n times, by perClient threads (each with a
+     * DistributedAtomicLong of its own), each increment tried until it
+     * succeeds.
+     */
+    private static void increments(ExecutorService pool, List<CuratorFramework> cs, String path, int n, int perClient)
             throws Exception {
-        CyclicBarrier start = new CyclicBarrier(cs.size());
+        CyclicBarrier start = new CyclicBarrier(cs.size() * perClient);
         List<Future<?>> done = new ArrayList<>();
         for (CuratorFramework c : cs) {
-            done.add(pool.submit(() -> {
-                DistributedAtomicLong l = new DistributedAtomicLong(c, path, new RetryNTimes(10, 1));
-                start.await();
-                for (int i = 0; i < n; i++) {
-                    while (!l.increment().succeeded()) {
-                        // contention outlasted the policy: try again
+            for (int t = 0; t < perClient; t++) {
+                int mine = n / perClient + (t < n % perClient ? 1 : 0);
+                done.add(pool.submit(() -> {
+                    DistributedAtomicLong l = new DistributedAtomicLong(c, path, new RetryNTimes(10, 1));
+                    start.await();
+                    for (int i = 0; i < mine; i++) {
+                        while (!l.increment().succeeded()) {
+                            // contention outlasted the policy: try again
+                        }
                     }
-                }
-                return null;
-            }));
+                    return null;
+                }));
+            }
         }
         for (Future<?> f : done) {
             f.get();
