@@ -130,10 +130,16 @@ func (m *model) run(ctx context.Context) {
 		dirty, full := m.dirty, m.full
 		m.dirty, m.full = map[string]struct{}{}, false
 		m.dmu.Unlock()
-		if full {
+		switch {
+		case full:
 			m.rescan()
-		} else {
+		case m.isLoaded():
 			m.update(dirty)
+		default:
+			// The initial load is under way: the cache holds part of the
+			// tree, whose recipes would show wrong holders (a waiter whose
+			// holder is not loaded yet). The rescan after Initialized
+			// classifies everything.
 		}
 		wake(m.skick)
 	}
