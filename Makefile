@@ -12,13 +12,15 @@ BENCH_ARGS ?=
 
 .PHONY: test demo bench bench-disk cutsweep lint deps deps-curator vet staticcheck fmt tidy tidy-check deps-size
 
-# Installs ZooKeeper (and Curator's jars, for the interop tests) and
-# Prometheus (for the dashboard and alert queries' test) when missing.
+# Installs ZooKeeper (and Curator's jars, for the interop tests),
+# Prometheus (for the dashboard and alert queries' test) and Chromium (for
+# the web console's browser tests) when missing.
 # README.md, "Try it", lists what each target installs; a test there
 # (readme_test.go) compares it with `make -n`.
 deps:
 	@bash scripts/ensure-zookeeper.sh --with-curator
 	@bash scripts/ensure-prometheus.sh
+	@bash scripts/ensure-chromium.sh
 
 # What the demo uses: a ZooKeeper server (Debian's zookeeper package, which
 # brings a Java runtime), when missing. No Curator, no Prometheus.
