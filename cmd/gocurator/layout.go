@@ -52,7 +52,7 @@ func (a *app) checkLayout(ctx context.Context, c *framework.Client, path string,
 		if l.Kind != want {
 			return exitError{code: exitLayout, msg: fmt.Sprintf(
 				"%s holds a %s (%s, %s), not a %s: its holders would not be excluded; nothing run (see gocurator locks ls %s)",
-				path, describeKind(l.Kind), plural(len(l.Holders), "holder"), plural(len(l.Waiters), "waiter"), describeKind(want), path)}
+				path, kindNoun(l.Kind), plural(len(l.Holders), "holder"), plural(len(l.Waiters), "waiter"), kindNoun(want), path)}
 		}
 		if want == inspect.KindSemaphoreV2 && o.leases > 0 && len(l.Holders) > o.leases {
 			return exitError{code: exitLayout, msg: fmt.Sprintf(
@@ -63,7 +63,7 @@ func (a *app) checkLayout(ctx context.Context, c *framework.Client, path string,
 	// Not a lock at all: a group's members, a service's instances, a
 	// queue's items would sit beside our lock node as foreign children.
 	if l := inspect.Identify(path, root); l.Kind != "" && !isLockKind(l.Kind) {
-		return wrongKind(path, inspect.Place{Layout: l}, root, "a "+describeKind(want), "nothing run")
+		return wrongKind(path, inspect.Place{Layout: l}, root, withArticle(kindNoun(want)), "nothing run")
 	}
 	return nil
 }
@@ -75,21 +75,4 @@ func isLockKind(kind string) bool {
 		return true
 	}
 	return false
-}
-
-// describeKind names a kind of recipe in exec's refusal.
-func describeKind(kind string) string {
-	switch kind {
-	case inspect.KindMutex:
-		return "mutex or V1 semaphore"
-	case inspect.KindSemaphoreV2:
-		return "V2 semaphore"
-	case inspect.KindLatch:
-		return "leader latch"
-	case inspect.KindReadWrite:
-		return "read/write lock"
-	case inspect.KindSemaphoreV1:
-		return "V1 semaphore"
-	}
-	return kind
 }
