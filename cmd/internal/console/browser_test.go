@@ -110,6 +110,7 @@ func newFleet(t *testing.T) *fleet {
 // changes when its client dies, the counter changes; all without a
 // reload (a marker set at load survives every check).
 func TestBrowserFollowsRecipesLive(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	s := serve(t, f.console, addr, Options{})
 	ctx := browser(t)

@@ -166,11 +166,17 @@ func (s *served) open(t *testing.T, ctx context.Context, path string, withToken 
 		u += "?token=" + s.token
 	}
 	p := &page{t: t, ctx: ctx, s: s}
-	p.do(chromedp.Navigate(u))
-	// A marker a reload would lose: every later check also checks it, so
-	// an update seen proves the page updated itself.
-	p.do(chromedp.Evaluate[chromedp.Void](`window.__noReload = true`))
+	p.navigate(u)
 	return p
+}
+
+// navigate loads u in the tab and marks the page: the marker is lost on
+// a reload, and every later check also checks it, so an update seen
+// proves the page updated itself.
+func (p *page) navigate(u string) {
+	p.t.Helper()
+	p.do(chromedp.Navigate(u))
+	p.do(chromedp.Evaluate[chromedp.Void](`window.__noReload = true`))
 }
 
 func (p *page) do(a chromedp.Action[chromedp.Void]) {

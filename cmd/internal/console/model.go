@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocurator/curator/cmd/internal/inspect"
@@ -58,6 +59,10 @@ type model struct {
 	version  uint64
 	changed  chan struct{} // closed at the next publish
 	snap     *snapshot     // of version, built on demand
+
+	// rescans counts the classifications of the whole tree (tests: a
+	// change must not cause one).
+	rescans atomic.Int64
 }
 
 func newModel(root string, cc *cache.Cache, servers []string) *model {
@@ -190,6 +195,7 @@ func (m *model) fingerprintLocked() string {
 // rescan classifies the whole cached tree: one walk, then every
 // directory.
 func (m *model) rescan() {
+	m.rescans.Add(1)
 	nodes := map[string]*inspect.Znode{}
 	var order []string
 	m.cache.Walk(m.root, func(n cache.Node) bool {
