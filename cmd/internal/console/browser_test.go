@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/curatorjava"
 	"github.com/gocurator/curator/internal/testkit"
@@ -199,6 +201,14 @@ func TestBrowserFollowsRecipesLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.waitFor("the counter at 43", `document.getElementById("counter-value").textContent==="43"`)
+
+	// On a phone's screen the page fits its width: wide tables scroll in
+	// their own box.
+	phone := s.open(t, ctx, "/r/locks/orders", false)
+	phone.do(chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+	phone.waitFor("the lock's page within a phone's width",
+		`document.querySelector("tr.holder") !== null && document.documentElement.scrollWidth <= window.innerWidth`)
+	phone.screenshot("phone")
 }
 
 func startsWith(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(prefix)] == prefix }

@@ -83,10 +83,17 @@ func (m *model) onEvent(ev cache.Event) {
 	case cache.Initialized, cache.Resynced:
 		m.full = true
 	case cache.Created, cache.Deleted, cache.Changed:
-		// The classifier reads a directory's children and theirs: a node
-		// can change the recipe at itself, its parent and grandparent.
+		// A node can change the recipe at itself and at its parent; at
+		// its grandparent only where the classifier reads two levels
+		// down: a V2 semaphore (its leases/ and locks/) and a discovery
+		// base path (its services' instances). Marking every
+		// grandparent would read a directory of 10,000 locks again at
+		// each lock's change.
 		p := ev.Path
 		for i := 0; i < 3 && m.within(p); i++ {
+			if i == 2 && !m.readsGrandchildren(p, ev) {
+				break
+			}
 			m.dirty[p] = struct{}{}
 			if p == "/" {
 				break
@@ -96,6 +103,21 @@ func (m *model) onEvent(ev cache.Event) {
 	}
 	m.dmu.Unlock()
 	wake(m.kick)
+}
+
+// readsGrandchildren reports whether the recipe at g, the grandparent of
+// ev's node, may change with it.
+func (m *model) readsGrandchildren(g string, ev cache.Event) bool {
+	parent, _ := framework.SplitPath(ev.Path)
+	if _, name := framework.SplitPath(parent); name == "leases" || name == "locks" {
+		return true
+	}
+	if inspect.IsServiceInstance(ev.Node.Data) || inspect.IsServiceInstance(ev.Old.Data) {
+		return true
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.recipes[g].layout.Kind == inspect.KindServices
 }
 
 // onState records the client's connection state.
