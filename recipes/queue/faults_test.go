@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	stdatomic "sync/atomic"
 	"testing"
 	"time"
 
@@ -178,13 +179,16 @@ func TestCurator605FencedConsumption(t *testing.T) {
 	}
 	done := make(chan outcome, 1)
 	resume := make(chan struct{})
+	var told, writing stdatomic.Bool // where the first consumer is, for a failure's message
 	ka := consume(t, queue.New(ca, "/q", queue.WithLockPath("/locks")), func(ctx context.Context, it queue.Item) error {
 		if !it.Fenced() {
 			t.Error("a lock-mode item is not fenced")
 		}
 		<-it.Done()
+		told.Store(true)
 		itemErr := it.Err()
 		<-resume // the first consumer writes late, as a paused process would
+		writing.Store(true)
 		_, err := ca.Multi(context.WithoutCancel(ctx), it.CheckOp(), framework.CreateOp("/result-a", nil, framework.Persistent))
 		done <- outcome{itemErr, err}
 		return err
@@ -206,7 +210,8 @@ func TestCurator605FencedConsumption(t *testing.T) {
 	select {
 	case o = <-done:
 	case <-time.After(testkit.Deadline):
-		t.Fatal("the first consumer never wrote")
+		t.Fatalf("the first consumer never wrote: told of the loss %v, writing %v; its client %v, session 0x%x",
+			told.Load(), writing.Load(), ca.State(), ca.SessionID())
 	}
 	if !errors.Is(o.itemErr, queue.ErrItemLost) {
 		t.Errorf("first consumer's Item.Err = %v, want ErrItemLost", o.itemErr)
