@@ -165,3 +165,16 @@ func ExampleClient_NewSession() {
 	}
 	// Output: v1, another session: true
 }
+
+func ExampleClient_JuteMaxBuffer() {
+	ctx := context.Background()
+	// Servers run with -Djute.maxbuffer=4194304: say so, and the client's
+	// size checks and the recipes' listing checks use it.
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithJuteMaxBuffer(4<<20))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Println(c.JuteMaxBuffer())
+	// Output: 4194304
+}

@@ -57,6 +57,17 @@ func readSize(full string) int { return reqHeaderSize + strSize(full) + 1 }
 // authSize is the size of a set-auth request.
 func authSize(a authInfo) int { return reqHeaderSize + 4 + strSize(a.scheme) + bufSize(a.auth) }
 
+// JuteMaxBuffer returns the largest request the client sends
+// (WithJuteMaxBuffer; DefaultJuteMaxBuffer unless set), which recipes
+// compare their own sizes against: a listing or an item past it cannot be
+// read by clients with the same limit. A nil Client returns the default.
+func (c *Client) JuteMaxBuffer() int {
+	if c == nil {
+		return DefaultJuteMaxBuffer
+	}
+	return c.opts.juteMaxBuffer
+}
+
 // checkSize refuses a request of size bytes (header included) that the
 // server would not read; data is how many of those bytes are node data, to
 // say how much would fit.

@@ -215,13 +215,13 @@ func (k *consumer) list(ctx context.Context) ([]string, error) {
 }
 
 // checkBacklog reports, once each time it happens, a listing that grew past
-// the default jute.maxbuffer (ErrBacklog).
+// the client's jute.maxbuffer (ErrBacklog).
 func (k *consumer) checkBacklog(children []string) {
 	size := 0
 	for _, n := range children {
 		size += 4 + len(n)
 	}
-	over := size > framework.DefaultJuteMaxBuffer
+	over := size > k.c().JuteMaxBuffer()
 	if over && !k.overBuffer {
 		k.q.log.Warn("queue listing larger than jute.maxbuffer", zap.Int("children", len(children)), zap.Int("bytes", size))
 		k.report(fmt.Errorf("%w: %d children, a %d-byte listing: Curator consumers cannot list the queue; add consumers, shard the queue, or raise jute.maxbuffer",
