@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/spf13/cobra"
 
 	"github.com/gocurator/curator/cmd/internal/console"
@@ -100,6 +101,17 @@ func (a *app) ui(ctx context.Context, path string, o uiOptions) error {
 		return err
 	}
 	defer c.Close()
+	// The cache would wait for a missing root to be made: a typo would
+	// serve an empty console. Refuse it, as every command does.
+	rctx, cancel := context.WithTimeout(ctx, a.timeout)
+	st, err := c.Exists(rctx, path)
+	cancel()
+	if err == nil && st == nil {
+		err = zk.ErrNoNode
+	}
+	if err != nil {
+		return a.describe(path, err)
+	}
 	con, err := console.New(c, console.Options{
 		Root:         path,
 		Servers:      inspect.Servers(a.zk),
