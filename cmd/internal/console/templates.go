@@ -42,8 +42,14 @@ func parseTemplates() (*template.Template, error) {
 		"sizeNoun": sizeNoun,
 		"join":     framework.JoinPath,
 		"pretty":   prettyOf,
-		"prow": func(p inspect.Participant, state string, i int, actions bool) participantRow {
-			return participantRow{P: p, State: state, N: i + 1, Actions: actions}
+		"prow": func(p inspect.Participant, state string, latch bool, i int, actions bool) participantRow {
+			label := state
+			if latch && state == "holder" {
+				label = "leader"
+			} else if latch {
+				label = "candidate"
+			}
+			return participantRow{P: p, State: state, Label: label, N: i + 1, Actions: actions}
 		},
 	}).ParseFS(templateFiles, "templates/*.html")
 	if err != nil {
@@ -131,6 +137,7 @@ func kindNoun(kind string) string {
 type participantRow struct {
 	P       inspect.Participant
 	State   string // holder, waiter
+	Label   string // the state in words: an election's leader and candidates
 	N       int    // 1-based place in the queue
 	Actions bool
 }
