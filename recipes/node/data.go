@@ -120,17 +120,38 @@ func (n *Node) touch(ctx context.Context, path string) {
 // is left for the server to reap unless failed (a Start that failed leaves
 // nothing).
 func (n *Node) remove(ctx context.Context, failed bool) error {
-	if n.o.expireAfterClose && !failed {
-		return nil
-	}
 	n.mu.Lock()
 	path := n.actual
 	if path == "" && n.plain() {
 		path = n.path
 	}
+	fresh, a, version := n.fresh, n.armed, n.version
+	n.fresh, n.armed = registration{}, armed{}
 	n.mu.Unlock()
+	if a.ch != nil {
+		// The delete below fired it, and then this sends nothing; a
+		// node left (ExpireAfterClose, not ours, the delete gone to the
+		// background) has its watch taken back.
+		defer func() { _ = n.c.Unwatch(ctx, a.path, a.kind) }()
+	}
+	if n.o.expireAfterClose && !failed {
+		return nil
+	}
 	if path == "" {
 		return nil // nothing made (a protected create cleans up after itself)
+	}
+	if fresh.path == path && n.o.ttl == 0 {
+		// Known ours up to the session's last reply (unregister): one
+		// delete, at our version, which refuses a node written since.
+		err := n.c.Delete(ctx, path, framework.WithVersion(version), framework.Quietly())
+		switch {
+		case err == nil:
+			return nil
+		case !errors.Is(err, zk.ErrBadVersion):
+			return n.removeLater(path, err)
+		}
+		// Written since (a SetData of ours still on its way, or
+		// someone else's): look at it.
 	}
 	if err := n.removeOnce(ctx, path); err != nil {
 		return n.removeLater(path, err)

@@ -36,8 +36,11 @@ type registration struct {
 	owner int64 // ephemeralOwner, 0 for persistent modes
 }
 
-// loop keeps our node: create, hold until it is lost, create again. Every
-// wait is on one framework.Watch of the node's path.
+// loop keeps our node: create, hold until it is lost, create again. While
+// it holds the node it watches it with a one-shot watch (arm), which the
+// node's deletion fires, our own delete included, so Close has no watch
+// to give back; a wait for another session's node (found) uses a
+// framework.Watch of the path, set only then.
 func (n *Node) loop(ctx context.Context, r *run) {
 	defer close(r.done)
 	var w watch
@@ -63,26 +66,20 @@ func (n *Node) loop(ctx context.Context, r *run) {
 		pause = min(2*pause, pauseMax)
 		return false
 	}
-	// wctx carries the loop's creates. It is never cancelled: a create
-	// abandoned at ctx's end may still be sent and applied after the
-	// loop has ended and stop has deleted "what exists", leaving a node
-	// made again after Close (a ghost member, CURATOR-164's symptom).
-	// So the loop waits for each create's reply (or for the retry
-	// policy to give up), and r.done, closed when the loop ends, means
-	// that no create of ours is in flight: what stop deletes then is
-	// all there will be. Its Done is nil, so the framework runs the
-	// request on this goroutine rather than leave it running behind.
+	// wctx carries the loop's creates and watches. It is never
+	// cancelled: a create abandoned at ctx's end may still be sent and
+	// applied after the loop has ended and stop has deleted "what
+	// exists", leaving a node made again after Close (a ghost member,
+	// CURATOR-164's symptom); a watch abandoned so may be set after our
+	// delete, on a node made since. So the loop waits for each reply (or
+	// for the retry policy to give up), and r.done, closed when the loop
+	// ends, means that no request of ours is in flight: what stop
+	// deletes then is all there will be. Its Done is nil, so the
+	// framework runs the request on this goroutine rather than leave it
+	// running behind.
 	wctx := context.WithoutCancel(ctx)
 	for ctx.Err() == nil {
 		target, first := n.target()
-		if !first || n.plain() {
-			if err := w.set(ctx, n.c, target); err != nil {
-				if fail(err) {
-					return
-				}
-				continue
-			}
-		}
 		reg, err := n.create(wctx, target, first)
 		if ctx.Err() != nil {
 			// Stopped while creating: a node made is deleted by stop,
@@ -90,20 +87,14 @@ func (n *Node) loop(ctx context.Context, r *run) {
 			return
 		}
 		if errors.Is(err, zk.ErrNodeExists) {
-			reg, err = n.found(ctx, wctx, w.w, target, started)
+			// Watched before it is looked at, so that its deletion
+			// after the look is seen.
+			if err = w.set(ctx, n.c, target); err == nil {
+				reg, err = n.found(ctx, wctx, w.w, target, started)
+			}
 		}
 		if errors.Is(err, errAgain) {
 			continue
-		}
-		if err == nil && w.path != reg.path {
-			// The path was not known before the create: watch it now,
-			// and check that the node did not go before the watch.
-			if err = w.set(ctx, n.c, reg.path); err == nil {
-				var st *zk.Stat
-				if st, err = n.c.Exists(ctx, reg.path); err == nil && (st == nil || st.Czxid != reg.czxid) {
-					continue
-				}
-			}
 		}
 		if err != nil {
 			if fail(err) {
@@ -111,10 +102,25 @@ func (n *Node) loop(ctx context.Context, r *run) {
 			}
 			continue
 		}
+		// The path's Watch served the wait for another's node; ours is
+		// watched by arm.
+		w.close()
 		if n.o.ttl > 0 {
 			// The touch child exists before Start returns, so a TTL
-			// node stopped at once is still reaped by its TTL.
+			// node stopped at once is still reaped by its TTL. Made
+			// before the watch is armed, so its creation does not fire
+			// it.
 			n.touch(ctx, reg.path)
+		}
+		a, ok, err := n.arm(wctx, reg)
+		if err == nil && !ok {
+			continue // gone already: make it again
+		}
+		if err != nil {
+			if fail(err) {
+				return
+			}
+			continue
 		}
 		pause = pauseMin
 		// Our data goes on an adopted node (or one made with older
@@ -130,8 +136,8 @@ func (n *Node) loop(ctx context.Context, r *run) {
 			started = true
 			close(r.first)
 		}
-		reason := n.hold(ctx, w.w, reg)
-		n.unregister()
+		reason := n.hold(ctx, wctx, &a, reg)
+		n.unregister(a, reason)
 		if ctx.Err() != nil || errors.Is(reason, framework.ErrClosed) {
 			return
 		}
@@ -391,17 +397,100 @@ func (n *Node) registered(reg registration) {
 	n.log.Info("node: registered", zap.String("node", reg.path), zap.String("session", fmt.Sprintf("0x%x", reg.owner)))
 }
 
-// unregister forgets the registered node: it is lost.
-func (n *Node) unregister() {
+// unregister forgets the registered node, which the loop stops holding
+// for reason. If the loop was stopped (reason is its ctx's error) while
+// the node was still known to be ours, as the watch a says (it has not
+// fired, and the connection has not changed since it was set), the node
+// is kept as the one remove may delete at once, by its version, without
+// looking at its owner first (fresh).
+func (n *Node) unregister(a armed, reason error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if errors.Is(reason, context.Canceled) {
+		// Stopped: remove deletes the node, and gives the watch back
+		// if that delete did not fire it.
+		n.armed = a
+		if a.quiet(n.c) {
+			n.fresh = n.reg
+		}
+	}
 	n.reg = registration{}
 }
 
+// armed is the one-shot watch on our node (arm).
+type armed struct {
+	ch    <-chan zk.Event
+	path  string
+	kind  framework.WatchKind
+	state <-chan struct{} // the client's StateChanged when it was set
+}
+
+// quiet reports whether the watch is set and has not fired, and the
+// client's connection has not changed since: every change of the node
+// that the server had made when the session's last reply was sent has
+// been heard of, and none fired it.
+func (a armed) quiet(c *framework.Client) bool {
+	if a.ch == nil {
+		return false
+	}
+	select {
+	case <-a.state:
+		return false
+	default:
+	}
+	if !c.State().IsConnected() {
+		return false
+	}
+	select {
+	case <-a.ch:
+		return false
+	default:
+		return true
+	}
+}
+
+// arm sets a one-shot watch on our node reg and reports whether the node
+// is still reg (ok; false: gone, or another incarnation). An ephemeral node
+// gets a children watch: it has no children, so only its deletion fires
+// the watch, never a SetData of ours, and the delete of Close fires it
+// too, so that nothing is left to give back. A persistent node may have
+// children, many and busy, so it gets a data watch (exists), which its
+// data changes fire; so does an ephemeral node that we may not list (no
+// READ permission: exists needs none). A watch found on another node than
+// reg is given back.
+func (n *Node) arm(ctx context.Context, reg registration) (armed, bool, error) {
+	a := armed{path: reg.path, kind: framework.ChildWatch, state: n.c.StateChanged()}
+	var st *zk.Stat
+	err := zk.ErrNoAuth
+	if n.o.mode.IsEphemeral() {
+		_, st, a.ch, err = n.c.ChildrenW(ctx, reg.path)
+		if isNoNode(err) {
+			return armed{}, false, nil // no watch is set on a missing node
+		}
+	}
+	if errors.Is(err, zk.ErrNoAuth) {
+		a.kind = framework.ExistWatch
+		st, a.ch, err = n.c.ExistsW(ctx, reg.path)
+	}
+	if err != nil {
+		return armed{}, false, err
+	}
+	if st == nil || st.Czxid != reg.czxid {
+		// Not ours: an exists watch on a missing node would wait for
+		// the next create, one on another's node for its change.
+		_ = n.c.Unwatch(ctx, reg.path, a.kind)
+		return armed{}, false, nil
+	}
+	return a, true, nil
+}
+
 // hold waits until our node is lost, and returns why: the session that
-// owns it ended, it was deleted, or it was replaced. A TTL node's touch
+// owns it ended, it was deleted, or it was replaced. It waits on the
+// one-shot watch a, set again (arm, on wctx) after a change that does not
+// end the node (a data change of a persistent node, a child, a
+// reconnection after which the server could not tell). A TTL node's touch
 // child is touched every ttl/2 meanwhile.
-func (n *Node) hold(ctx context.Context, w *framework.Watcher, reg registration) error {
+func (n *Node) hold(ctx, wctx context.Context, a *armed, reg registration) error {
 	var sessDone <-chan struct{}
 	if n.o.mode.IsEphemeral() {
 		s := n.c.Session()
@@ -412,7 +501,7 @@ func (n *Node) hold(ctx context.Context, w *framework.Watcher, reg registration)
 		// The reads below end with the session, not at the end of the
 		// retry policy's patience.
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
+		wctx, cancel = context.WithCancel(wctx)
 		defer cancel()
 		go func() {
 			select {
@@ -461,37 +550,32 @@ func (n *Node) hold(ctx context.Context, w *framework.Watcher, reg registration)
 		case <-tick:
 			n.touch(ctx, reg.path)
 			arm()
-		case ev, ok := <-w.Events():
-			if !ok {
-				return watchEnded(w)
+		case ev := <-a.ch:
+			*a = armed{} // fired
+			switch {
+			case ev.Type == zk.EventNodeDeleted:
+				return lost()
+			case sessDone != nil && !n.c.SessionAlive(reg.owner):
+				return ErrSessionLost
 			}
-			switch ev.Type {
-			case framework.WatchDeleted:
-				if ev.Path == reg.path {
-					return lost()
-				}
-			case framework.WatchCreated, framework.WatchResync:
-				if ev.Type == framework.WatchCreated && !ev.Coalesced {
-					// Our own create (the watch was set before it): a
-					// later incarnation would follow a WatchDeleted.
-					continue
-				}
+			// A change that may leave the node ours (our SetData on a
+			// persistent node, a child), or the end of the watch with
+			// its connection or session (EventNotWatching; a closed
+			// client fails the look with ErrClosed): look again,
+			// watching.
+			na, ok, err := n.arm(wctx, reg)
+			switch {
+			case err != nil:
 				if sessDone != nil && !n.c.SessionAlive(reg.owner) {
 					return ErrSessionLost
 				}
-				st, err := n.c.Exists(ctx, reg.path)
-				if err != nil {
-					if sessDone != nil && !n.c.SessionAlive(reg.owner) {
-						return ErrSessionLost
-					}
-					// Retries ran out (a long partition): look again by
-					// creating, which finds our node if it is there.
-					return err
-				}
-				if st == nil || st.Czxid != reg.czxid {
-					return lost()
-				}
+				// Retries ran out (a long partition): look again by
+				// creating, which finds our node if it is there.
+				return err
+			case !ok:
+				return lost()
 			}
+			*a = na
 		}
 	}
 }

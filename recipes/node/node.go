@@ -39,6 +39,8 @@ type Node struct {
 	sessions  map[int64]bool // sessions this Node created in
 	czxids    map[int64]bool // incarnations this Node made or adopted
 	reg       registration   // our registered node; zero when none
+	fresh     registration   // the node the stopped loop knew to be ours (unregister)
+	armed     armed          // the watch on it, left for remove to give back
 	version   int32          // reg's data version, as last seen
 	pushed    uint64         // the gen of the data known to be on reg
 	dirty     bool           // reg's data is not known to be ours (adopted)
