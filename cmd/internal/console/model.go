@@ -256,6 +256,11 @@ func (m *model) rescan() {
 			m.endTermLocked(p, now)
 		}
 	}
+	for p := range m.depths {
+		if _, ok := recipes[p]; !ok {
+			delete(m.depths, p)
+		}
+	}
 	m.publishLocked()
 	m.mu.Unlock()
 }
@@ -296,6 +301,7 @@ func (m *model) update(dirty map[string]struct{}) {
 			m.noteLocked(p, r.e, now)
 		} else {
 			delete(m.recipes, p)
+			delete(m.depths, p)
 			m.endTermLocked(p, now)
 		}
 		if r.empty {
