@@ -283,3 +283,32 @@ func readAll(t *testing.T, resp *http.Response) string {
 	}
 	return b.String()
 }
+
+// TestBrowserBreaksAfterConfirmation: with actions allowed, a token
+// holder's page has Break on each participant; the browser asks first
+// (declined: nothing happens), and once confirmed the node is deleted,
+// the waiter takes the lock, and the page shows it.
+func TestBrowserBreaksAfterConfirmation(t *testing.T) {
+	t.Parallel()
+	cs := namespace(t, 3)
+	h, w, acquired := lockWithWaiter(t, cs[0], cs[1], "/locks/a")
+	s := serve(t, cs[2], addr, Options{AllowActions: true})
+	p := s.open(t, browser(t), "/r/locks/a", true)
+	_, name := framework.SplitPath(h.Node())
+	p.waitFor("Break on the holder's row", `document.querySelector('tr.holder button[data-action="break"]') !== null`)
+	click := `document.querySelector('tr.holder button[data-action="break"]').click()`
+
+	p.eval(`(function(){window.confirm=function(m){window.__asked=m;return false};` + click + `;return ""})()`)
+	if asked := p.eval(`window.__asked || ""`); !strings.Contains(asked, h.Node()) {
+		t.Errorf("the confirmation %q does not name the node", asked)
+	}
+	p.eval(`(function(){window.confirm=function(m){return true};` + click + `;return ""})()`)
+	if err := <-acquired; err != nil || !w.IsHeld() {
+		t.Fatalf("the waiter after the break: %v", err)
+	}
+	_, wname := framework.SplitPath(w.Node())
+	p.waitFor("the waiter holding", `document.querySelector("tr.holder td.node").textContent==="`+wname+`"`)
+	if log := s.log.String(); strings.Count(log, "console action break") != 1 || !strings.Contains(log, name) {
+		t.Errorf("action log: %q, want one break of %s", log, name)
+	}
+}
