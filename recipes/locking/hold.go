@@ -253,10 +253,23 @@ func (h *Hold) Release(ctx context.Context) error {
 	if ctx == nil {
 		return fmt.Errorf("%w: nil context", framework.ErrInvalidOption)
 	}
+	nodes, err := h.detach()
+	if err != nil {
+		return err
+	}
+	// The attempt's other nodes go after ours, so they outlive it.
+	return deleteAll(ctx, h.c, nodes)
+}
+
+// detach ends the hold as Release does, and returns the nodes Release
+// deletes, in order: ours, then the attempt's others. After a loss it
+// returns the loss, a second time ErrNotHeld, and no nodes. The cohort
+// (lockhook.Hooks.Detach) deletes ours in a transaction of its own.
+func (h *Hold) detach() ([]string, error) {
 	h.mu.Lock()
 	if h.released {
 		h.mu.Unlock()
-		return ErrNotHeld
+		return nil, ErrNotHeld
 	}
 	h.released = true
 	lost := h.err
@@ -271,14 +284,9 @@ func (h *Hold) Release(ctx context.Context) error {
 		cancel()
 	}
 	if lost != nil {
-		return lost
+		return nil, lost
 	}
-	err := h.c.Delete(ctx, h.node, framework.Guaranteed(), framework.Quietly())
-	// The attempt's other nodes go after ours, so they outlive it.
-	if aerr := deleteAll(ctx, h.c, also); err == nil {
-		err = aerr
-	}
-	return err
+	return append([]string{h.node}, also...), nil
 }
 
 // CheckOp returns a transaction operation that fails unless our node still

@@ -177,9 +177,10 @@ func (l *Loop) TryAcquire(ctx context.Context) (*Hold, bool, error) {
 
 // acquire is Acquire, waiting or not; without wait, a busy lock is
 // ErrWouldBlock. The lockhook.Hooks that ctx carries, if any, hear of each
-// node created (so in the ZooKeeper queue: a cohort that gives its node
-// up keeps its place by deleting the old node only after that) and get
-// the hold's hand-over count.
+// node created (so in the ZooKeeper queue), may make the first node
+// themselves (a cohort that gives its node up keeps its place by creating
+// the next one in the same transaction as the old one's delete), and get
+// the hold's hand-over count and its Detach.
 func (l *Loop) acquire(ctx context.Context, wait bool) (h *Hold, err error) {
 	if l == nil {
 		return nil, framework.ErrNilHandle
@@ -215,9 +216,15 @@ func (l *Loop) acquire(ctx context.Context, wait bool) (h *Hold, err error) {
 			stat  zk.Stat
 			first []string
 		}
-		node, err := l.c.Create(ctx, l.pathFor(spec.Name), spec.Data,
-			framework.WithMode(spec.Mode), framework.Protected(), framework.CreatingParentContainers(),
-			framework.StoringStatIn(&made.stat), framework.ListingParent(&made.first))
+		var node string
+		if recreates == 0 && hooks != nil && hooks.Create != nil {
+			node, err = l.createBy(ctx, hooks.Create, spec, &made.stat, &made.first)
+		}
+		if node == "" && err == nil {
+			node, err = l.c.Create(ctx, l.pathFor(spec.Name), spec.Data,
+				framework.WithMode(spec.Mode), framework.Protected(), framework.CreatingParentContainers(),
+				framework.StoringStatIn(&made.stat), framework.ListingParent(&made.first))
+		}
 		switch {
 		case err == nil:
 			acq.created(node)
@@ -233,6 +240,9 @@ func (l *Loop) acquire(ctx context.Context, wait bool) (h *Hold, err error) {
 			if h, err = l.wait(ctx, node, &made.stat, first, wait, &att); err == nil {
 				h.attach(att.Nodes)
 				att.end(ctx)
+				if hooks != nil {
+					hooks.Detach = h.detach
+				}
 				return h, nil
 			}
 		case node != "" && errors.Is(err, zk.ErrNoNode):
@@ -260,6 +270,39 @@ func (l *Loop) acquire(ctx context.Context, wait bool) (h *Hold, err error) {
 			return nil, err
 		}
 	}
+}
+
+// createBy makes the attempt's node with the caller's create
+// (lockhook.Hooks.Create), then reads what the loop's own create brings
+// back with its reply: the node's Stat and the directory's listing, the
+// two in one round trip. "" with a nil error: create made no node, the
+// loop creates as usual.
+func (l *Loop) createBy(ctx context.Context, create func(context.Context, string, []byte, framework.Mode) (string, error),
+	spec NodeSpec, stat *zk.Stat, children *[]string) (string, error) {
+	node, err := create(ctx, l.pathFor(spec.Name), spec.Data, spec.Mode)
+	if node == "" || err != nil {
+		return node, err
+	}
+	var (
+		g  errgroup.Group
+		st *zk.Stat
+	)
+	g.Go(func() (err error) {
+		st, err = l.c.Exists(ctx, node)
+		return err
+	})
+	kids, _, err := l.c.Children(ctx, l.dir)
+	if serr := g.Wait(); err == nil {
+		err = serr
+	}
+	switch {
+	case err != nil:
+		return node, err
+	case st == nil:
+		return node, zk.ErrNoNode // gone already: the loop starts over
+	}
+	*stat, *children = *st, kids
+	return node, nil
 }
 
 // errRecreate means our node is missing or belongs to a dead session, or

@@ -17,8 +17,9 @@ import (
 // PPoPP 2012). The node is acquired once, in the ZooKeeper queue like any
 // other participant, on behalf of every local waiter; while it is held, the
 // hold passes from one local handle to the next with no request at all, at
-// most max times in a row, after which the node is deleted and the local
-// waiters queue again behind the other processes with a fresh node.
+// most max times in a row, after which the local waiters queue again
+// behind the other processes with a fresh node, made in one transaction
+// with the old node's delete (replacement).
 //
 // Local holders share their node and so its fencing token: the node's
 // czxid. Every holder in another process still gets a greater one, and the
@@ -45,16 +46,17 @@ type cohort struct {
 	revocable bool
 
 	mu        sync.Mutex
-	global    *locking.Hold         // the ZooKeeper hold, nil when none
-	holder    *share                // the local holder's share of global
-	streak    int                   // local hand-overs since global was acquired
-	revoked   bool                  // a revocation of global was seen
-	handedOff func(context.Context) // counts a local hand-over of global
-	acquiring bool                  // a ZooKeeper acquire is under way
-	stop      context.CancelFunc    // ends the background acquire
-	queue     []*cohortWaiter       // local waiters, first come first
-	users     int                   // handles acquiring or holding: the entry goes at 0
-	lostErr   error                 // why the last hold was lost (see lost), for its holder's Release
+	global    *locking.Hold            // the ZooKeeper hold, nil when none
+	holder    *share                   // the local holder's share of global
+	streak    int                      // local hand-overs since global was acquired
+	revoked   bool                     // a revocation of global was seen
+	handedOff func(context.Context)    // counts a local hand-over of global
+	detach    func() ([]string, error) // ends global, deleting nothing (lockhook.Hooks.Detach)
+	acquiring bool                     // a ZooKeeper acquire is under way
+	stop      context.CancelFunc       // ends the background acquire
+	queue     []*cohortWaiter          // local waiters, first come first
+	users     int                      // handles acquiring or holding: the entry goes at 0
+	lostErr   error                    // why the last hold was lost (see lost), for its holder's Release
 }
 
 type cohortKey struct {
@@ -200,13 +202,13 @@ func (co *cohort) acquire(ctx context.Context, wait bool, hooks *Hooks) (*share,
 			h, err = co.installLocked(g, hk, hooks)
 		}
 		if err != nil {
-			co.startLocked() // for waiters that came meanwhile
+			co.startLocked(nil) // for waiters that came meanwhile
 		}
 		return h, err
 	}
 	w := &cohortWaiter{ready: make(chan struct{}), hooks: hooks}
 	co.queue = append(co.queue, w)
-	co.startLocked()
+	co.startLocked(nil)
 	co.mu.Unlock()
 	select {
 	case <-w.ready:
@@ -238,9 +240,12 @@ func (co *cohort) acquire(ctx context.Context, wait bool, hooks *Hooks) (*share,
 }
 
 // startLocked starts the ZooKeeper acquire for the local queue if it needs
-// one and none is under way. It returns a channel closed once that acquire
-// has a node in the ZooKeeper queue or has ended, nil if it started none.
-func (co *cohort) startLocked() <-chan struct{} {
+// one and none is under way; with r, its first node replaces r's old one
+// in one transaction (see release). It returns a channel closed once that
+// acquire has a node in the ZooKeeper queue (with r: and the old node is
+// gone, if the transaction made the node) or has ended, nil if it started
+// none.
+func (co *cohort) startLocked(r *replacement) <-chan struct{} {
 	if co.global != nil || co.acquiring || len(co.queue) == 0 {
 		return nil
 	}
@@ -254,6 +259,9 @@ func (co *cohort) startLocked() <-chan struct{} {
 		defer stop()
 		defer markQueued()
 		hk := &lockhook.Hooks{Queued: markQueued}
+		if r != nil {
+			r.queued, hk.Create = markQueued, r.create
+		}
 		g, err := co.l.Acquire(lockhook.With(ctx, hk))
 		if hook := testHookGranted.Load(); hook != nil && g != nil {
 			(*hook)(g)
@@ -313,7 +321,8 @@ func (co *cohort) installLocked(g *locking.Hold, hk *lockhook.Hooks, hooks *Hook
 	if err := g.Err(); err != nil {
 		return nil, err
 	}
-	co.global, co.streak, co.lostErr, co.revoked, co.handedOff = g, 0, nil, false, hk.HandedOver
+	co.global, co.streak, co.lostErr, co.revoked = g, 0, nil, false
+	co.handedOff, co.detach = hk.HandedOver, hk.Detach
 	go func() {
 		<-g.Done()
 		co.lost(g, g.Err())
@@ -368,10 +377,14 @@ func (co *cohort) revoke(g *locking.Hold) {
 // the clock first (a hold is not passed on from a paused process whose
 // session may be over), and a node that ended meanwhile is not passed on
 // (lost then fails the local waiters). When the node goes with waiters
-// here, their new node is created before the old one is deleted, so a
-// process with local waiters always has a node in the ZooKeeper queue and
-// another process that waits gets the lock after at most max local
-// hand-overs, on a fast network too.
+// here, their next node is created in the same transaction as the old
+// one's delete (replacement), so a process with local waiters always has a
+// node in the ZooKeeper queue, another process that waits gets the lock
+// after at most max local hand-overs, on a fast network too, and gets it
+// one round trip after this release. (Deleting first let the process
+// back in ahead of those waiting; creating first and then deleting cost
+// the next holder two round trips.) Should the transaction not be applied,
+// the next node is created as usual and the old one deleted after it.
 func (co *cohort) release(ctx context.Context, h *share) error {
 	// The release ends h's share whatever happens.
 	defer co.leave()
@@ -410,8 +423,19 @@ func (co *cohort) release(ctx context.Context, h *share) error {
 		return nil
 	}
 	co.global = nil
-	// Waiters here: their next node first (see above).
-	queued := co.startLocked()
+	// Waiters here: their next node replaces this one (see above).
+	var (
+		r    *replacement
+		also []string // the hold's other nodes, deleted after its own
+		err  error
+	)
+	if len(co.queue) > 0 && co.detach != nil {
+		var nodes []string
+		if nodes, err = co.detach(); err == nil {
+			r, also = &replacement{c: co.l.Client(), old: nodes[0]}, nodes[1:]
+		}
+	}
+	queued := co.startLocked(r)
 	co.mu.Unlock()
 	if queued != nil {
 		select {
@@ -419,10 +443,15 @@ func (co *cohort) release(ctx context.Context, h *share) error {
 		case <-ctx.Done():
 		}
 	}
-	err := g.Release(ctx)
+	switch {
+	case r != nil:
+		err = r.deleteRest(ctx, also)
+	case err == nil: // not a lost hold's (detach's error)
+		err = g.Release(ctx)
+	}
 	if queued == nil {
 		co.mu.Lock()
-		co.startLocked() // for waiters that came meanwhile
+		co.startLocked(nil) // for waiters that came meanwhile
 		co.mu.Unlock()
 	}
 	if err != nil && !errors.Is(err, locking.ErrNotHeld) {
