@@ -40,8 +40,9 @@ func (s *Console) tokenHolder(r *http.Request) bool {
 // Handler returns the console behind its access checks: the handler to
 // serve. On a loopback listener (RequireToken false) it refuses requests
 // whose Host is not a loopback name (a DNS rebinding page would send its
-// own); with RequireToken, requests without the token. A token in the URL
-// is moved to a cookie (HttpOnly, SameSite=Strict).
+// own); with RequireToken, requests without the token. A token in a
+// page's URL is moved to a cookie (HttpOnly, SameSite=Strict) and the page
+// reloaded without it.
 func (s *Console) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -63,6 +64,17 @@ func (s *Console) Handler() http.Handler {
 		}
 		if holder && fromQuery {
 			http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: t, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			if r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") && r.URL.Path != "/events" {
+				// A page: the token leaves the address bar (and the
+				// history, and a shared screenshot) once it is in the
+				// cookie.
+				q := r.URL.Query()
+				q.Del("token")
+				u := *r.URL
+				u.RawQuery = q.Encode()
+				http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+				return
+			}
 		}
 		s.ServeHTTP(w, r)
 	})

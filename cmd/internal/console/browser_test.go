@@ -119,6 +119,9 @@ func TestBrowserFollowsRecipesLive(t *testing.T) {
 
 	// The overview: every recipe, with what it is and what it holds.
 	p := s.open(t, ctx, "/", true)
+	if search := p.eval(`location.search`); search != "" {
+		t.Errorf("the token stayed in the address bar: %q", search)
+	}
 	p.waitFor("the lock with Curator's holder and the Go waiter",
 		`(function(){var r=document.querySelector('tr[data-path="/locks/orders"]');return r&&r.dataset.kind==="mutex"&&r.querySelector(".now").textContent.indexOf("1 holding, 1 waiting")>=0})()`)
 	for path, kind := range map[string]string{
