@@ -24,6 +24,15 @@
 // holder; CheckOp and FencedMulti make ZooKeeper itself reject a write once
 // the hold is gone. A failed or cancelled Acquire leaves no node.
 //
+// With WithLocalHandover, the handles of one client on one path share one
+// node and pass the hold among themselves with no request, at most max
+// times in a row; the cohort's next node is then created in one
+// transaction with the old node's delete: a hand-over to another process
+// at a streak's end costs the next holder one round trip (two when the
+// create and the delete were separate), and no process holds more than
+// max+1 times in a row while others wait. docs/mutex.md, "Local
+// hand-over", has the counts and the tests that make them.
+//
 // # Connection loss
 //
 // Under the client's ErrorPolicy (connstate.StandardPolicy by default) a

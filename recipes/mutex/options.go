@@ -44,9 +44,10 @@ func Revocable(fn func(m *Mutex)) Option {
 // ZooKeeper node (lock cohorting): the first local waiter's node waits in
 // the ZooKeeper queue for all of them, and a local holder's Release hands
 // the hold to the next local waiter with no ZooKeeper request, at most max
-// times in a row; then the node is deleted and the local waiters queue
-// again with a fresh node behind the other processes. A waiter in another
-// process is overtaken by at most max local hand-overs, so it waits at
+// times in a row; then the local waiters queue again behind the other
+// processes with a fresh node, created in one transaction with the old
+// node's delete (one round trip for the next holder elsewhere). A waiter
+// in another process is overtaken by at most max local hand-overs, so it waits at
 // most (max+1) local hold times per process ahead of it (see
 // docs/mutex.md#local-hand-over). Local holders share their node's fencing
 // token; every holder in another process gets a greater one. max must be
