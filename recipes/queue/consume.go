@@ -84,7 +84,8 @@ type consumer struct {
 	skip   map[string]bool // corrupt items left in the queue
 	others map[string]bool // items skipped as locked by another consumer
 	pause  time.Duration
-	again  bool // look at the queue again at once
+	again  bool      // look at the queue again at once
+	next   time.Time // a delay queue's earliest item not yet due; zero if none
 
 	overBuffer bool // the last listing was larger than jute.maxbuffer
 }
@@ -158,6 +159,7 @@ func (k *consumer) run(ctx context.Context) error {
 			continue
 		}
 		k.pause = 0
+		k.next = time.Time{}
 		clear(k.others)
 		for _, name := range names {
 			if ctx.Err() != nil {
@@ -167,7 +169,16 @@ func (k *consumer) run(ctx context.Context) error {
 				k.again = true
 				break
 			}
+			if k.notDue(name) {
+				break // the rest, in time order, are later still
+			}
 			k.take(ctx, name)
+			if k.q.v == priorityQueue && k.changed(w) {
+				// A new item may come before the rest: look again
+				// (Curator's minItemsBeforeRefresh, at every item).
+				k.again = true
+				break
+			}
 		}
 		if k.again {
 			continue
@@ -211,7 +222,39 @@ func (k *consumer) list(ctx context.Context) ([]string, error) {
 		}
 	}
 	k.checkBacklog(children)
-	return locking.SortChildren(children, itemSequence), nil
+	return k.q.v.order(children), nil
+}
+
+// notDue reports whether a delay queue's item is not due yet, and keeps
+// the earliest such time for wait.
+func (k *consumer) notDue(name string) bool {
+	if k.q.v != delayQueue {
+		return false
+	}
+	at, ok := itemDue(name)
+	if !ok || !k.q.opts.clock.Now().Before(at) {
+		return false
+	}
+	if k.next.IsZero() || at.Before(k.next) {
+		k.next = at
+	}
+	return true
+}
+
+// changed reports, without waiting, whether the queue's children changed
+// since they were listed (it takes the watch's event: the caller lists
+// again).
+func (k *consumer) changed(w *framework.Watcher) bool {
+	for {
+		select {
+		case ev, ok := <-w.Events():
+			if !ok || ev.Type != framework.WatchDataChanged {
+				return true
+			}
+		default:
+			return false
+		}
+	}
 }
 
 // checkBacklog reports, once each time it happens, a listing that grew past
@@ -246,10 +289,23 @@ func (k *consumer) wait(ctx context.Context, w, locks *framework.Watcher) error 
 	if locks != nil {
 		lockEvents = locks.Events()
 	}
+	// A delay queue wakes when its earliest item is due, not by polling.
+	var due <-chan time.Time
+	if !k.next.IsZero() {
+		d := k.next.Sub(k.q.opts.clock.Now())
+		if k.q.onWait != nil {
+			k.q.onWait(d)
+		}
+		var stop func()
+		due, stop = k.q.opts.clock.After(d)
+		defer stop()
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-due:
+			return nil
 		case ev, ok := <-w.Events():
 			if !ok {
 				return watcherEnded(ctx, w)
@@ -361,7 +417,7 @@ func (k *consumer) takeUnlocked(ctx context.Context, name string, items [][]byte
 	}
 	f := &fence{ctx: ctx, itemPath: itemPath, rest: items}
 	for i, data := range items {
-		err := k.fn(ctx, Item{Data: data, Name: name, Index: i, Count: len(items), f: f})
+		err := k.fn(ctx, k.item(Item{Data: data, Name: name, Index: i, Count: len(items), f: f}))
 		if err == nil {
 			continue
 		}
@@ -375,7 +431,7 @@ func (k *consumer) takeUnlocked(ctx context.Context, name string, items [][]byte
 		// is stopping and the item was deleted already.
 		cctx, cancel := k.c().CleanupContext(ctx)
 		defer cancel()
-		if _, perr := k.c().Create(cctx, framework.JoinPath(k.q.path, itemPrefix), encodeItems(items[i:]),
+		if _, perr := k.c().Create(cctx, framework.JoinPath(k.q.path, requeueName(name)), encodeItems(items[i:]),
 			framework.WithMode(framework.PersistentSequential)); perr != nil {
 			k.report(fmt.Errorf("item %s: requeue: %w", name, perr))
 		}
@@ -406,7 +462,7 @@ func (k *consumer) takeLocked(ctx context.Context, name string, data []byte, ite
 		if ictx.Err() != nil {
 			break
 		}
-		err := k.fn(ictx, Item{Data: d, Name: name, Index: i, Count: len(items), f: f})
+		err := k.fn(ictx, k.item(Item{Data: d, Name: name, Index: i, Count: len(items), f: f}))
 		if ictx.Err() != nil {
 			break // lost or stopping: the item stays, for its next consumer
 		}
@@ -537,7 +593,8 @@ func (k *consumer) finish(ctx context.Context, f *fence, rest [][]byte, session 
 	defer cancel()
 	ops := []framework.Op{framework.DeleteOp(f.itemPath, f.version), framework.DeleteOp(f.lockNode, -1)}
 	if len(rest) > 0 {
-		ops = append(ops, framework.CreateOp(framework.JoinPath(k.q.path, itemPrefix), encodeItems(rest), framework.PersistentSequential))
+		_, name := framework.SplitPath(f.itemPath)
+		ops = append(ops, framework.CreateOp(framework.JoinPath(k.q.path, requeueName(name)), encodeItems(rest), framework.PersistentSequential))
 	}
 	_, err := k.c().Multi(cctx, ops...)
 	switch {
@@ -572,6 +629,12 @@ func (k *consumer) unlock(ctx context.Context, f *fence, session int64) {
 	if err := k.c().Delete(cctx, f.lockNode, framework.WithVersion(st.Version)); err != nil && !errors.Is(err, zk.ErrNoNode) {
 		k.report(fmt.Errorf("item %s: unlock: %w", f.itemPath, err))
 	}
+}
+
+// item fills in what the variant's item name says (ID, Priority, Due).
+func (k *consumer) item(it Item) Item {
+	k.q.v.describe(&it)
+	return it
 }
 
 // isOpErr reports whether err is a refused transaction whose operation i

@@ -1,6 +1,10 @@
 package queue
 
-import "github.com/gocurator/curator/recipes/locking"
+import (
+	"time"
+
+	"github.com/gocurator/curator/recipes/locking"
+)
 
 // Exported for the tests of package queue_test.
 var (
@@ -22,3 +26,31 @@ func SortItems(children []string) []string {
 
 // SortSimple is sortSimple.
 var SortSimple = sortSimple
+
+// Clock is the time a delay queue's consumer sees (tests inject theirs).
+type Clock = clock
+
+// SetClock makes q's consumers use c; call it before Consume.
+func SetClock(q *DelayQueue, c Clock) { q.q.opts.clock = c }
+
+// OnWait sets a hook told how long a consumer of q will sleep for its
+// earliest item, each time it goes to sleep with one not due.
+func OnWait(q *DelayQueue, fn func(d time.Duration)) { q.q.onWait = fn }
+
+// Name encodings, for the table tests.
+var (
+	PriorityPrefix = priorityPrefix
+	DelayPrefix    = delayPrefix
+	IDPrefix       = idPrefix
+	RequeueName    = requeueName
+	ItemID         = itemID
+	ItemPriority   = itemPriority
+	ItemDue        = itemDue
+)
+
+// Order returns children in the order a consumer of the variant ("",
+// "id", "priority", "delay") takes them.
+func Order(kind string, children []string) []string {
+	v := map[string]variant{"": plainQueue, "id": idQueue, "priority": priorityQueue, "delay": delayQueue}[kind]
+	return v.order(children)
+}

@@ -21,7 +21,12 @@ type consumer struct {
 	stop  context.CancelFunc
 }
 
-func consume(t *testing.T, q *queue.Queue, fn func(ctx context.Context, it queue.Item) error) *consumer {
+// consumable is a Queue or one of its variants.
+type consumable interface {
+	Consume(ctx context.Context, fn func(ctx context.Context, it queue.Item) error) error
+}
+
+func consume(t *testing.T, q consumable, fn func(ctx context.Context, it queue.Item) error) *consumer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	k := &consumer{items: make(chan queue.Item, 1000), done: make(chan error, 1), stop: cancel}

@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"sync/atomic"
+	"time"
 
 	"github.com/gocurator/curator/framework"
 )
@@ -18,6 +19,14 @@ type Item struct {
 	Index int
 	// Count is the number of items in the node.
 	Count int
+	// ID is the item's id in an IDQueue (as its name carries it: '/' and
+	// '|' replaced with '_'); "" elsewhere.
+	ID string
+	// Priority is the item's priority in a PriorityQueue; 0 elsewhere.
+	Priority int
+	// Due is when a DelayQueue's item became deliverable (millisecond
+	// precision); the zero Time elsewhere.
+	Due time.Time
 
 	f *fence
 }

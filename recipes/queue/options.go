@@ -2,6 +2,7 @@ package queue
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/gocurator/curator/connstate"
 )
@@ -52,10 +53,30 @@ type options struct {
 	onState func(connstate.State)
 	// invalid is the first bad option, reported by every call.
 	invalid error
+	// clock tells a delay queue's consumer the time and wakes it when
+	// the earliest item is due: the system's (tests inject theirs).
+	clock clock
 }
 
 func defaultOptions() options {
-	return options{errorMode: Requeue}
+	return options{errorMode: Requeue, clock: systemClock{}}
+}
+
+// clock is the time as a delay queue's consumer sees it.
+type clock interface {
+	Now() time.Time
+	// After returns a channel that receives once d has passed, and a
+	// function that releases it early.
+	After(d time.Duration) (<-chan time.Time, func())
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+func (systemClock) After(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTimer(d)
+	return t.C, func() { t.Stop() }
 }
 
 // WithLockPath selects Curator's lock-safety mode (QueueBuilder.lockPath):

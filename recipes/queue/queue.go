@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
@@ -27,7 +28,8 @@ type Queue struct {
 	path string
 	opts options
 	log  *zap.Logger
-	bad  error // why every call fails; nil when the handle is usable
+	bad  error   // why every call fails; nil when the handle is usable
+	v    variant // how item nodes are named and ordered
 
 	mu      sync.Mutex
 	claimed map[string]bool // items a consumer of this handle is on
@@ -37,7 +39,8 @@ type Queue struct {
 	idle    chan struct{} // closed when active reaches 0 after Close
 	ensured bool          // the queue (and lock) paths were made
 
-	onPass func(name string) // tests: an item passed by as another's
+	onPass func(name string)     // tests: an item passed by as another's
+	onWait func(d time.Duration) // tests: a delay consumer sleeps d
 }
 
 // New returns a handle on the queue at path. It does no I/O: the paths are
@@ -113,7 +116,7 @@ func (q *Queue) Put(ctx context.Context, item []byte) error {
 	if err := q.check(ctx, "put"); err != nil {
 		return err
 	}
-	return q.wrap("put", q.create(ctx, encodeItems([][]byte{item})))
+	return q.wrap("put", q.create(ctx, itemPrefix, encodeItems([][]byte{item})))
 }
 
 // PutMulti adds items as one node (Curator's putMulti): consumers get them
@@ -127,17 +130,18 @@ func (q *Queue) PutMulti(ctx context.Context, items [][]byte) error {
 	if len(items) == 0 {
 		return q.wrap("put multi", fmt.Errorf("%w: no items", ErrInvalidOption))
 	}
-	return q.wrap("put multi", q.create(ctx, encodeItems(items)))
+	return q.wrap("put multi", q.create(ctx, itemPrefix, encodeItems(items)))
 }
 
-// create makes one item node, and the queue's path first when it is
-// missing; so an item the client refuses (ErrDataTooLarge) writes nothing.
-func (q *Queue) create(ctx context.Context, data []byte) error {
-	_, err := q.c.Create(ctx, framework.JoinPath(q.path, itemPrefix), data, framework.WithMode(framework.PersistentSequential))
+// create makes one item node named name (before the sequence), and the
+// queue's path first when it is missing; so an item the client refuses
+// (ErrDataTooLarge) writes nothing.
+func (q *Queue) create(ctx context.Context, name string, data []byte) error {
+	_, err := q.c.Create(ctx, framework.JoinPath(q.path, name), data, framework.WithMode(framework.PersistentSequential))
 	if errors.Is(err, zk.ErrNoNode) {
 		q.setEnsured(false)
 		if err = q.ensure(ctx); err == nil {
-			_, err = q.c.Create(ctx, framework.JoinPath(q.path, itemPrefix), data, framework.WithMode(framework.PersistentSequential))
+			_, err = q.c.Create(ctx, framework.JoinPath(q.path, name), data, framework.WithMode(framework.PersistentSequential))
 		}
 	}
 	return err
