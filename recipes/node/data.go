@@ -125,8 +125,8 @@ func (n *Node) remove(ctx context.Context, failed bool) error {
 	if path == "" && n.plain() {
 		path = n.path
 	}
-	fresh, a, version := n.fresh, n.armed, n.version
-	n.fresh, n.armed = registration{}, armed{}
+	a := n.known.w
+	n.known = known{}
 	n.mu.Unlock()
 	if a.ch != nil {
 		// The delete below fired it, and then this sends nothing; a
@@ -140,23 +140,33 @@ func (n *Node) remove(ctx context.Context, failed bool) error {
 	if path == "" {
 		return nil // nothing made (a protected create cleans up after itself)
 	}
-	if fresh.path == path && n.o.ttl == 0 {
-		// Known ours up to the session's last reply (unregister): one
-		// delete, at our version, which refuses a node written since.
-		err := n.c.Delete(ctx, path, framework.WithVersion(version), framework.Quietly())
-		switch {
-		case err == nil:
-			return nil
-		case !errors.Is(err, zk.ErrBadVersion):
-			return n.removeLater(path, err)
-		}
-		// Written since (a SetData of ours still on its way, or
-		// someone else's): look at it.
-	}
 	if err := n.removeOnce(ctx, path); err != nil {
 		return n.removeLater(path, err)
 	}
 	return nil
+}
+
+// deleteKnown deletes our node with one request if the loop knows it is
+// ours (known.quiet): at the version of our incarnation, so that a node
+// written since is refused, and left to remove, which looks at its owner.
+// It reports whether the node is gone. A TTL node is left to remove: its
+// touch child goes first.
+func (n *Node) deleteKnown(ctx context.Context) bool {
+	if n.o.ttl > 0 {
+		return false
+	}
+	n.mu.Lock()
+	k, version := n.known, n.version
+	ok := k.quiet(n.c)
+	if ok {
+		n.known.reg = registration{}
+	}
+	n.mu.Unlock()
+	if !ok {
+		return false
+	}
+	err := n.c.Delete(ctx, k.reg.path, framework.WithVersion(version), framework.Quietly())
+	return err == nil
 }
 
 // removeOnce deletes the node at path if it is ours (mine): a TTL node's

@@ -36,11 +36,12 @@ type registration struct {
 	owner int64 // ephemeralOwner, 0 for persistent modes
 }
 
-// loop keeps our node: create, hold until it is lost, create again. While
-// it holds the node it watches it with a one-shot watch (arm), which the
-// node's deletion fires, our own delete included, so Close has no watch
-// to give back; a wait for another session's node (found) uses a
-// framework.Watch of the path, set only then.
+// loop keeps our node: create, hold until it is lost, create again. Start
+// returns at the create's reply; hold then watches the node with a
+// one-shot watch (arm), which the node's deletion fires, our own delete
+// included, so Close has no watch to give back. A wait for another
+// session's node (found) uses a framework.Watch of the path, set only
+// then.
 func (n *Node) loop(ctx context.Context, r *run) {
 	defer close(r.done)
 	var w watch
@@ -70,16 +71,21 @@ func (n *Node) loop(ctx context.Context, r *run) {
 	// cancelled: a create abandoned at ctx's end may still be sent and
 	// applied after the loop has ended and stop has deleted "what
 	// exists", leaving a node made again after Close (a ghost member,
-	// CURATOR-164's symptom); a watch abandoned so may be set after our
-	// delete, on a node made since. So the loop waits for each reply (or
-	// for the retry policy to give up), and r.done, closed when the loop
-	// ends, means that no request of ours is in flight: what stop
-	// deletes then is all there will be. Its Done is nil, so the
+	// CURATOR-164's symptom); a watch abandoned so could not be given
+	// back if it found a node made since. So the loop waits for each
+	// reply (or for the retry policy to give up), and r.done, closed
+	// when the loop ends, means that no request of ours is in flight:
+	// what remove deletes then is all there will be. (Once the loop is
+	// stopped it makes no create, so stop deletes a node it knows to be
+	// ours before that: see stop.) Its Done is nil, so the
 	// framework runs the request on this goroutine rather than leave it
 	// running behind.
 	wctx := context.WithoutCancel(ctx)
 	for ctx.Err() == nil {
 		target, first := n.target()
+		// A change of connection from here on makes Close look at the
+		// node's owner before deleting it (known).
+		state := n.c.StateChanged()
 		reg, err := n.create(wctx, target, first)
 		if ctx.Err() != nil {
 			// Stopped while creating: a node made is deleted by stop,
@@ -103,30 +109,21 @@ func (n *Node) loop(ctx context.Context, r *run) {
 			continue
 		}
 		// The path's Watch served the wait for another's node; ours is
-		// watched by arm.
+		// watched by hold.
 		w.close()
 		if n.o.ttl > 0 {
 			// The touch child exists before Start returns, so a TTL
 			// node stopped at once is still reaped by its TTL. Made
-			// before the watch is armed, so its creation does not fire
-			// it.
+			// before the node's watch is set, so its creation does not
+			// fire it.
 			n.touch(ctx, reg.path)
-		}
-		a, ok, err := n.arm(wctx, reg)
-		if err == nil && !ok {
-			continue // gone already: make it again
-		}
-		if err != nil {
-			if fail(err) {
-				return
-			}
-			continue
 		}
 		pause = pauseMin
 		// Our data goes on an adopted node (or one made with older
 		// data) before it is reported: Start returns with it there.
 		n.mu.Lock()
 		n.reg = reg
+		n.known = known{reg: reg, state: state}
 		n.mu.Unlock()
 		if err := n.pushData(ctx); err != nil && ctx.Err() == nil {
 			n.log.Debug("node: data not written yet", zap.Error(err))
@@ -136,8 +133,8 @@ func (n *Node) loop(ctx context.Context, r *run) {
 			started = true
 			close(r.first)
 		}
-		reason := n.hold(ctx, wctx, &a, reg)
-		n.unregister(a, reason)
+		reason := n.hold(ctx, wctx, reg)
+		n.unregister(reason)
 		if ctx.Err() != nil || errors.Is(reason, framework.ErrClosed) {
 			return
 		}
@@ -398,74 +395,81 @@ func (n *Node) registered(reg registration) {
 }
 
 // unregister forgets the registered node, which the loop stops holding
-// for reason. If the loop was stopped (reason is its ctx's error) while
-// the node was still known to be ours, as the watch a says (it has not
-// fired, and the connection has not changed since it was set), the node
-// is kept as the one remove may delete at once, by its version, without
-// looking at its owner first (fresh).
-func (n *Node) unregister(a armed, reason error) {
+// for reason. A loop stopped (its ctx's error) leaves what it knows of the
+// node for stop and remove.
+func (n *Node) unregister(reason error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if errors.Is(reason, context.Canceled) {
-		// Stopped: remove deletes the node, and gives the watch back
-		// if that delete did not fire it.
-		n.armed = a
-		if a.quiet(n.c) {
-			n.fresh = n.reg
-		}
-	}
 	n.reg = registration{}
+	if !errors.Is(reason, context.Canceled) {
+		n.known = known{}
+	}
 }
 
-// armed is the one-shot watch on our node (arm).
-type armed struct {
-	ch    <-chan zk.Event
-	path  string
-	kind  framework.WatchKind
-	state <-chan struct{} // the client's StateChanged when it was set
+// known is what the loop knows of our node: reg, made by our create or
+// seen by our watch, with no change heard of since (quiet), and the watch
+// set on it.
+type known struct {
+	reg   registration    // zero: nothing known
+	state <-chan struct{} // the client's StateChanged before reg was learnt
+	w     armed           // the one-shot watch on reg; zero while being set
 }
 
-// quiet reports whether the watch is set and has not fired, and the
-// client's connection has not changed since: every change of the node
-// that the server had made when the session's last reply was sent has
-// been heard of, and none fired it.
-func (a armed) quiet(c *framework.Client) bool {
-	if a.ch == nil {
+// quiet reports whether reg is still ours up to the session's last reply:
+// the connection has not changed since reg was learnt (a change made
+// during a cut is reported only after the reconnection), and the watch,
+// if set yet, has not fired. Until the watch is set, the create's reply
+// is the evidence, as an exists' reply was before the delete of the first
+// version.
+func (k known) quiet(c *framework.Client) bool {
+	if k.reg.path == "" {
 		return false
 	}
 	select {
-	case <-a.state:
+	case <-k.state:
 		return false
 	default:
 	}
 	if !c.State().IsConnected() {
 		return false
 	}
+	if k.w.ch == nil {
+		return true
+	}
 	select {
-	case <-a.ch:
+	case <-k.w.ch:
 		return false
 	default:
 		return true
 	}
 }
 
+// armed is a one-shot watch on our node (arm).
+type armed struct {
+	ch   <-chan zk.Event
+	path string
+	kind framework.WatchKind
+}
+
 // arm sets a one-shot watch on our node reg and reports whether the node
 // is still reg (ok; false: gone, or another incarnation). An ephemeral node
 // gets a children watch: it has no children, so only its deletion fires
 // the watch, never a SetData of ours, and the delete of Close fires it
-// too, so that nothing is left to give back. A persistent node may have
-// children, many and busy, so it gets a data watch (exists), which its
-// data changes fire; so does an ephemeral node that we may not list (no
-// READ permission: exists needs none). A watch found on another node than
-// reg is given back.
+// too, so that nothing is left to give back; and on a missing node none
+// is set, so the watch may reach the server after that delete. A
+// persistent node may have children, many and busy, so it gets a data
+// watch (exists), which its data changes fire; so does an ephemeral node
+// that we may not list (no READ permission: exists needs none). A watch
+// found on another node than reg, or an exists watch on none, is given
+// back.
 func (n *Node) arm(ctx context.Context, reg registration) (armed, bool, error) {
-	a := armed{path: reg.path, kind: framework.ChildWatch, state: n.c.StateChanged()}
+	a := armed{path: reg.path, kind: framework.ChildWatch}
 	var st *zk.Stat
 	err := zk.ErrNoAuth
 	if n.o.mode.IsEphemeral() {
 		_, st, a.ch, err = n.c.ChildrenW(ctx, reg.path)
 		if isNoNode(err) {
-			return armed{}, false, nil // no watch is set on a missing node
+			return armed{}, false, nil
 		}
 	}
 	if errors.Is(err, zk.ErrNoAuth) {
@@ -476,21 +480,46 @@ func (n *Node) arm(ctx context.Context, reg registration) (armed, bool, error) {
 		return armed{}, false, err
 	}
 	if st == nil || st.Czxid != reg.czxid {
-		// Not ours: an exists watch on a missing node would wait for
-		// the next create, one on another's node for its change.
 		_ = n.c.Unwatch(ctx, reg.path, a.kind)
 		return armed{}, false, nil
 	}
 	return a, true, nil
 }
 
-// hold waits until our node is lost, and returns why: the session that
-// owns it ended, it was deleted, or it was replaced. It waits on the
-// one-shot watch a, set again (arm, on wctx) after a change that does not
-// end the node (a data change of a persistent node, a child, a
-// reconnection after which the server could not tell). A TTL node's touch
-// child is touched every ttl/2 meanwhile.
-func (n *Node) hold(ctx, wctx context.Context, a *armed, reg registration) error {
+// watching records a, the first watch on our node, in n.known, which
+// keeps what it knew (stop may have taken the node meanwhile, and
+// deleted it): remove gives the watch back if it is left.
+func (n *Node) watching(a armed) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.known.w = a
+}
+
+// forget clears what the loop knows of reg: a change was heard of.
+func (n *Node) forget() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.known = known{}
+}
+
+// learn records reg as known ours again, from the state channel taken
+// before the look that showed it.
+func (n *Node) learn(reg registration, state <-chan struct{}, a armed) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.known = known{reg: reg, state: state, w: a}
+}
+
+// hold sets a one-shot watch on our node and waits until the node is lost,
+// and returns why: the session that owns it ended, it was deleted, or it
+// was replaced. The watch is set again (arm, on wctx) after a change that
+// does not end the node (a data change of a persistent node, a child, the
+// end of a connection or session that the node outlives). A TTL node's
+// touch child is touched every ttl/2 meanwhile.
+func (n *Node) hold(ctx, wctx context.Context, reg registration) error {
+	if ctx.Err() != nil {
+		return ctx.Err() // stopped before the watch is set: none is needed
+	}
 	var sessDone <-chan struct{}
 	if n.o.mode.IsEphemeral() {
 		s := n.c.Session()
@@ -510,6 +539,38 @@ func (n *Node) hold(ctx, wctx context.Context, a *armed, reg registration) error
 			case <-ctx.Done():
 			}
 		}()
+	}
+	lost := func() error {
+		if n.o.mode.IsEphemeral() && !n.c.SessionAlive(reg.owner) {
+			return ErrSessionLost
+		}
+		return ErrNodeDeleted
+	}
+	// look sets the watch; on wctx, so that none is left set after the
+	// loop has ended (see loop).
+	look := func(again bool) (<-chan zk.Event, error) {
+		state := n.c.StateChanged()
+		a, ok, err := n.arm(wctx, reg)
+		switch {
+		case err != nil:
+			if sessDone != nil && !n.c.SessionAlive(reg.owner) {
+				return nil, ErrSessionLost
+			}
+			// Retries ran out (a long partition): look again by
+			// creating, which finds our node if it is there.
+			return nil, err
+		case !ok:
+			return nil, lost()
+		case again:
+			n.learn(reg, state, a)
+		default:
+			n.watching(a)
+		}
+		return a.ch, nil
+	}
+	watch, err := look(false)
+	if err != nil {
+		return err
 	}
 	var (
 		tick  chan struct{}
@@ -532,12 +593,6 @@ func (n *Node) hold(ctx, wctx context.Context, a *armed, reg registration) error
 			timer.Stop()
 		}
 	}()
-	lost := func() error {
-		if n.o.mode.IsEphemeral() && !n.c.SessionAlive(reg.owner) {
-			return ErrSessionLost
-		}
-		return ErrNodeDeleted
-	}
 	for {
 		select {
 		case <-sessDone:
@@ -550,8 +605,11 @@ func (n *Node) hold(ctx, wctx context.Context, a *armed, reg registration) error
 		case <-tick:
 			n.touch(ctx, reg.path)
 			arm()
-		case ev := <-a.ch:
-			*a = armed{} // fired
+		case ev := <-watch:
+			if ctx.Err() != nil {
+				return ctx.Err() // stopped: our own delete, say
+			}
+			n.forget()
 			switch {
 			case ev.Type == zk.EventNodeDeleted:
 				return lost()
@@ -563,19 +621,9 @@ func (n *Node) hold(ctx, wctx context.Context, a *armed, reg registration) error
 			// its connection or session (EventNotWatching; a closed
 			// client fails the look with ErrClosed): look again,
 			// watching.
-			na, ok, err := n.arm(wctx, reg)
-			switch {
-			case err != nil:
-				if sessDone != nil && !n.c.SessionAlive(reg.owner) {
-					return ErrSessionLost
-				}
-				// Retries ran out (a long partition): look again by
-				// creating, which finds our node if it is there.
+			if watch, err = look(true); err != nil {
 				return err
-			case !ok:
-				return lost()
 			}
-			*a = na
 		}
 	}
 }

@@ -39,8 +39,7 @@ type Node struct {
 	sessions  map[int64]bool // sessions this Node created in
 	czxids    map[int64]bool // incarnations this Node made or adopted
 	reg       registration   // our registered node; zero when none
-	fresh     registration   // the node the stopped loop knew to be ours (unregister)
-	armed     armed          // the watch on it, left for remove to give back
+	known     known          // what the loop knows of our node (stop deletes by it)
 	version   int32          // reg's data version, as last seen
 	pushed    uint64         // the gen of the data known to be on reg
 	dirty     bool           // reg's data is not known to be ours (adopted)
@@ -378,8 +377,14 @@ func (n *Node) Close(ctx context.Context) error {
 // once its create in flight has its reply (see loop's wctx), so the
 // delete comes after any create of ours: waited for here while ctx
 // lasts, in the background after.
+//
+// A node the loop knows to be ours (known) is deleted first, without
+// waiting for the loop: the loop makes no create once stopped, and the
+// watch it may still be setting is fired by that delete or finds no node
+// (see arm), so the delete and the watch's round trip overlap.
 func (n *Node) stop(ctx context.Context, r *run, failed bool) error {
 	r.cancel()
+	gone := n.deleteKnown(ctx)
 	select {
 	case <-r.done:
 	case <-ctx.Done():
@@ -387,11 +392,17 @@ func (n *Node) stop(ctx context.Context, r *run, failed bool) error {
 		// deleted in the background.
 		go func() {
 			<-r.done
+			if gone {
+				return
+			}
 			bctx, cancel := context.WithTimeout(context.Background(), cleanupBudget)
 			defer cancel()
 			_ = n.remove(bctx, failed)
 		}()
 		return ctx.Err()
+	}
+	if gone {
+		return nil
 	}
 	return n.remove(ctx, failed)
 }

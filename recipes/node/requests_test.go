@@ -57,24 +57,27 @@ func serverWatches(t *testing.T) int {
 }
 
 // Issue 35: the requests of Start, SetData and Close, counted by the
-// server. An ephemeral node costs 2 at Start (the create, and a children
-// watch on the node, which it cannot have: only its deletion fires it), 1
-// per SetData (the watch stays) and 1 at Close (the delete, at our
-// version, which fires the watch: nothing to give back). The first
-// version sent 2 and 3 (an addWatch before the create; an exists, the
-// delete and a removeWatches). A persistent node's data watch (exists) is
-// fired by our SetData and set again: 2. Counts are the least of several
-// rounds, so a keepalive ping cannot fail the test. Not parallel: the
-// server's count of watches, children watches included, must come back
-// to where it was, and only mntr counts those, for the whole server.
+// server. An ephemeral node costs 2 for Start (the create, after whose
+// reply Start returns, and a children watch on the node, which it cannot
+// have: only its deletion fires it), 1 per SetData (the watch stays) and
+// 1 for Close (the delete, at our version, which fires the watch: nothing
+// to give back), 3 when Close follows Start at once (its delete does not
+// wait for the watch's reply; 2 if it comes before the watch is sent,
+// which is then not sent). The first version sent 2 and 3 (an
+// addWatch before the create; an exists, the delete and a removeWatches).
+// A persistent node's data watch (exists) is fired by our SetData and set
+// again: 2. Counts are the least of several rounds, so a keepalive ping
+// cannot fail the test. Not parallel: the server's count of watches,
+// children watches included, must come back to where it was, and only
+// mntr counts those, for the whole server.
 func TestRequestsPerOperation(t *testing.T) {
 	for _, tc := range []struct {
-		name               string
-		opts               []node.Option
-		start, set, closed int
+		name                     string
+		opts                     []node.Option
+		start, set, closed, pair int
 	}{
-		{"ephemeral", nil, 2, 1, 1},
-		{"persistent", []node.Option{node.WithMode(framework.Persistent)}, 2, 2, 1},
+		{"ephemeral", nil, 2, 1, 1, 3},
+		{"persistent", []node.Option{node.WithMode(framework.Persistent)}, 2, 2, 1, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := testkit.Connect(t, zkAddr, testkit.Unique(t))
@@ -83,12 +86,16 @@ func TestRequestsPerOperation(t *testing.T) {
 				t.Fatal(err)
 			}
 			watches := serverWatches(t)
-			starts, sets, closes := 1<<30, 1<<30, 1<<30
-			for i := range 6 {
+			const rounds = 6
+			starts, sets, closes, pairs := 1<<30, 1<<30, 1<<30, 1<<30
+			for i := range rounds {
 				sid := c.SessionID()
-				n := node.New(c, "/g/n"+strconv.Itoa(i), []byte("a"), tc.opts...)
+				path := "/g/n" + strconv.Itoa(i)
+				n := node.New(c, path, []byte("a"), tc.opts...)
 				n0 := received(t, sid)
 				start(t, n)
+				// The watch is set after Start returns.
+				testkit.Eventually(t, "the watch set", func() bool { return received(t, sid) >= n0+tc.start })
 				n1 := received(t, sid)
 				if err := n.SetData(ctx, []byte("b")); err != nil {
 					t.Fatal(err)
@@ -99,15 +106,19 @@ func TestRequestsPerOperation(t *testing.T) {
 				n2 := received(t, sid)
 				closeNode(t, n)
 				n3 := received(t, sid)
-				starts, sets, closes = min(starts, n1-n0), min(sets, n2-n1), min(closes, n3-n2)
-				if st := stat(t, c, "/g/n"+strconv.Itoa(i)); st != nil {
+				n = node.New(c, path, []byte("a"), tc.opts...)
+				start(t, n)
+				closeNode(t, n)
+				n4 := received(t, sid)
+				starts, sets, closes, pairs = min(starts, n1-n0), min(sets, n2-n1), min(closes, n3-n2), min(pairs, n4-n3)
+				if st := stat(t, c, path); st != nil {
 					t.Fatalf("node left after Close: %+v", st)
 				}
 			}
-			t.Logf("requests: Start %d, SetData %d, Close %d", starts, sets, closes)
-			if starts != tc.start || sets != tc.set || closes != tc.closed {
-				t.Fatalf("Start sent %d requests, SetData %d, Close %d; want %d, %d, %d",
-					starts, sets, closes, tc.start, tc.set, tc.closed)
+			t.Logf("requests: Start %d, SetData %d, Close %d, Start and Close at once %d", starts, sets, closes, pairs)
+			if starts != tc.start || sets != tc.set || closes != tc.closed || pairs > tc.pair || pairs < tc.pair-1 {
+				t.Fatalf("Start sent %d requests, SetData %d, Close %d, Start and Close %d; want %d, %d, %d, at most %d",
+					starts, sets, closes, pairs, tc.start, tc.set, tc.closed, tc.pair)
 			}
 			testkit.Eventually(t, "the server's watches back to where they were", func() bool {
 				return serverWatches(t) == watches
