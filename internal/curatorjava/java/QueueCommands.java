@@ -36,7 +36,8 @@ import org.apache.curator.framework.state.ConnectionState;
  *                                        (fail: Curator requeues or drops), or
  *                                        waits for "dqrelease &lt;id&gt;" (hold); with
  *                                        failonce:b:&lt;base64&gt; it throws the first time
- *                                        it is given that item, and returns otherwise
+ *                                        it is given that item, and returns otherwise;
+ *                                        holdfailonce:b:&lt;base64&gt; holds, then fails once
  * dqrelease &lt;id&gt;                        let a holding consumer's items go, from now on
  * dqhalt                                 end the JVM at once, as kill -9 would: the
  *                                        session stays until the server expires it
@@ -107,12 +108,19 @@ final class QueueCommands implements Driver.Commands {
         return q;
     }
 
-    /** A consumer as dqconsumer's, told by spec (ok, fail, hold, failonce:b:...). */
+    /**
+     * A consumer as dqconsumer's, told by spec (ok, fail, hold, failonce:b:..., or
+     * holdfailonce:b:...: hold until released, then fail once on that item).
+     */
     private QueueConsumer<byte[]> consumer(final String id, String spec) {
         final boolean fail = spec.equals("fail");
+        final boolean holding = spec.equals("hold") || spec.startsWith("holdfailonce:");
+        if (spec.startsWith("hold") && !spec.equals("hold")) {
+            spec = spec.substring("hold".length());
+        }
         final byte[] failOnce = spec.startsWith("failonce:") ? decode(spec.substring("failonce:".length())) : null;
         final java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
-        final java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(spec.equals("hold") ? 1 : 0);
+        final java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(holding ? 1 : 0);
         holds.put(id, hold);
         return new QueueConsumer<byte[]>() {
             @Override
