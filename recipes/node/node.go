@@ -340,8 +340,11 @@ func (n *Node) Listen(fn func(Event)) (cancel func()) {
 // background (for an ephemeral node, only while the session that owns it
 // lives: the node goes with it otherwise; for a persistent or TTL node,
 // until the client closes) and Close returns ctx's or the connection's
-// error. It only deletes a node this Node made (checked by its
-// owner and incarnation), never another session's. A TTL node goes with
+// error. It only deletes a node this Node made, never another session's:
+// one known to be ours (from the create's reply or the Node's watch of it,
+// with no change heard of and no change of connection since) is deleted
+// at once at its version, any other only after its owner and incarnation
+// are checked. A TTL node goes with
 // its touch child, the child first; with ExpireAfterClose it is left for
 // the server to delete within about 2×ttl (as Curator's
 // PersistentTtlNode.close), its touches stopped. Close is idempotent;
