@@ -1,9 +1,13 @@
 // Package queue provides distributed queues on ZooKeeper, wire-compatible
-// with Curator's DistributedQueue and SimpleDistributedQueue: Go and Java
-// producers and consumers share one queue.
+// with Curator's DistributedQueue, DistributedIdQueue,
+// DistributedPriorityQueue, DistributedDelayQueue and
+// SimpleDistributedQueue: Go and Java producers and consumers share one
+// queue.
 //
-// A Queue's consumer is a function (Consume); a Simple is pulled (Offer,
-// Poll, Take, Peek). Items are bytes; encode them as you like on top.
+// A Queue's consumer is a function (Consume), and so are those of its
+// variants (IDQueue, PriorityQueue, DelayQueue), which share its consumer
+// and differ only in their item names; a Simple is pulled (Offer, Poll,
+// Take, Peek). Items are bytes; encode them as you like on top.
 // docs/queue.md says when a ZooKeeper queue is the right tool and when a
 // log (Kafka) or a database table is.
 //
@@ -15,6 +19,21 @@
 //	<path>/queue-<seq>          PERSISTENT_SEQUENTIAL, one per Put or PutMulti
 //	<lockPath>/queue-<seq>      EPHEMERAL, the lock of an item being consumed (WithLockPath)
 //	<parkPath>/queue-<seq>      PERSISTENT, a corrupt item moved aside (WithParkPath; ours only)
+//
+// The variants name their items so (Curator 5.4's names, checked against
+// the jar), each followed by the sequence:
+//
+//	IDQueue        queue-|<id>|<seq>          '/' and '|' in the id as '_'; taken by sequence
+//	PriorityQueue  queue-<s><8 hex><seq>      s is 1 for a priority >= 0, 0 below; the
+//	                                          priority's 32 bits in upper-case hex, so
+//	                                          names sort by priority, then sequence
+//	DelayQueue     queue-|<ms hex>|<seq>      the time in ms since the epoch, at least 8
+//	                                          upper-case hex digits; taken in time order,
+//	                                          each once due
+//
+// An item a consumer requeues goes back under the name it was made with
+// (its id, priority, time): Curator requeues a priority or delay item as a
+// plain "queue-<seq>", which sorts before every other.
 //
 // An item node holds Curator's ItemSerializer framing, even for one item:
 // the int32 version 0x00010001, then per item the byte 0x01, an int32
