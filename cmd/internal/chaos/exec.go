@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,11 +64,9 @@ func buildTools(ctx context.Context) *tools {
 		if t.err != nil {
 			return
 		}
-		goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goBin); err != nil {
-			goBin = "go"
-		}
-		cmd := exec.CommandContext(ctx, goBin, "build", "-o", t.dir+string(os.PathSeparator),
+		// The go on PATH: the one running the tests (go test puts its
+		// GOROOT/bin first).
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", t.dir+string(os.PathSeparator),
 			"github.com/gocurator/curator/cmd/gocurator", "github.com/gocurator/curator/cmd/internal/chaos/beat")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.err = fmt.Errorf("chaos: build gocurator and beat: %v: %s", err, out)
