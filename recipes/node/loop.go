@@ -420,7 +420,9 @@ type known struct {
 // during a cut is reported only after the reconnection), and the watch,
 // if set yet, has not fired. Until the watch is set, the create's reply
 // is the evidence, as an exists' reply was before the delete of the first
-// version.
+// version. It may take the watch's event (a watch's channel is closed
+// after its one event, so an event the loop took reads as fired too):
+// call it on a stopped loop only.
 func (k known) quiet(c *framework.Client) bool {
 	if k.reg.path == "" {
 		return false
