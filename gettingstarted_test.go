@@ -96,8 +96,11 @@ func TestGettingStartedFootprint(t *testing.T) {
 		switch {
 		case !sameBuild:
 			t.Logf("%s: binary %.1f MB with %s %s/%s; the table's %.1f MB is for %s %s", p.name, got, runtime.Version(), runtime.GOOS, runtime.GOARCH, mb, head[1], head[2])
-		case math.Abs(got-mb) > 0.05+1e-9:
-			t.Errorf("%s: the table says %.1f MB, the binary is %.1f MB", p.name, mb, got)
+		case math.Abs(got-mb) > 0.05*mb:
+			// Within 5%: the library's own code grows a little with
+			// every change; a stale table (a dependency in or out) is
+			// off by more.
+			t.Errorf("%s: the table says %.1f MB, the binary is %.1f MB (more than 5%% apart)", p.name, mb, got)
 		}
 	}
 }
