@@ -97,6 +97,7 @@ servers allow it; "unknown" otherwise).`,
 	root.AddCommand(a.barrierCommand(), a.atomicCommand())
 	root.AddCommand(a.lsCommand(), a.getCommand(), a.statCommand())
 	root.AddCommand(a.uiCommand())
+	root.AddCommand(a.queueCommand())
 	// cobra adds these at Execute; added now, guardGroups sees them too.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
