@@ -240,6 +240,15 @@ func installs(recipe string) []string {
 		if strings.Contains(line, "scripts/ensure-prometheus.sh") {
 			pkgs = append(pkgs, "prometheus")
 		}
+		if strings.Contains(line, "scripts/ensure-chromium.sh") {
+			pkgs = append(pkgs, "chromium")
+		}
+		// A script this table does not know installs something the
+		// README does not list: name it, so that the comparison fails.
+		if m := regexp.MustCompile(`scripts/(ensure-[a-z]+)\.sh`).FindStringSubmatch(line); m != nil &&
+			!slices.Contains([]string{"ensure-zookeeper", "ensure-prometheus", "ensure-chromium"}, m[1]) {
+			pkgs = append(pkgs, "unknown script "+m[1])
+		}
 		if strings.Contains(line, "go install honnef.co/go/tools/cmd/staticcheck@") {
 			pkgs = append(pkgs, "staticcheck")
 		}
