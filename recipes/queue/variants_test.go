@@ -64,7 +64,10 @@ func TestPriorityUrgentItemTakenNext(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Ctx(t)
 	c := testkit.Connect(t, zkAddr, testkit.Unique(t))
-	q := queue.NewPriority(c, "/pq")
+	// Lock mode, and the put on the consumer's own session: the server
+	// sends the children event before the put's reply, and the consumer
+	// removes "a" (one more round trip) before it looks for the event.
+	q := queue.NewPriority(c, "/pq", queue.WithLockPath("/pq-locks"))
 	for _, d := range []string{"a", "b", "c"} {
 		if err := q.Put(ctx, []byte(d), 5); err != nil {
 			t.Fatal(err)
