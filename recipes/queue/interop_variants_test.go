@@ -3,6 +3,7 @@ package queue_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -250,4 +251,41 @@ func TestInteropCuratorPriorityRequeueJumps(t *testing.T) {
 	}
 	testkit.Eventually(t, "the queue emptied", func() bool { return len(testkit.Children(t, c, path)) == 0 })
 	java.MustDo("vqclose j")
+}
+
+// Go's Remove spares the item a Curator consumer holds in lock-safety mode
+// (it takes Curator's lock node first), and removes the others of the id.
+func TestInteropIDRemoveSparesCuratorsItem(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	base := "/interop/" + testkit.Unique(t)
+	path, lock := base+"/iq", base+"/locks"
+	java := curatorjava.StartDriver(t, zkAddr)
+	c := testkit.Connect(t, zkAddr, "")
+	q := queue.NewID(c, path, queue.WithLockPath(lock))
+	for _, d := range []string{"held", "waiting"} {
+		if err := q.PutID(ctx, "job", []byte(d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	java.MustDo(fmt.Sprintf("vq j idq %s %s hold", path, lock))
+	if got := javaItems(t, java, "j", 1); got[0] != "held" {
+		t.Fatalf("Curator took %q first", got)
+	}
+	if n, err := q.Remove(ctx, "job"); err != nil || n != 1 {
+		t.Fatalf("Remove = %d, %v; want the waiting item only", n, err)
+	}
+	if names := items(t, c, path, ""); len(names) != 1 {
+		t.Fatalf("queue %v: the held item must stay", names)
+	}
+	java.MustDo("dqrelease j")
+	testkit.Eventually(t, "Curator finished the held item", func() bool {
+		return len(testkit.Children(t, c, path)) == 0 && len(testkit.Children(t, c, lock)) == 0
+	})
+	java.MustDo("vqclose j")
+	for _, ev := range drain(java.Events()) {
+		if strings.HasPrefix(ev, "dqitem j ") {
+			t.Errorf("Curator consumed a removed item: %s", ev)
+		}
+	}
 }
