@@ -131,6 +131,8 @@ func seeCommand(p inspect.Place) string {
 		return "gocurator atomic get " + l.Path
 	case inspect.KindDoubleBarrier:
 		return "gocurator barrier show " + l.Path
+	case inspect.KindQueue, inspect.KindQueueLock, inspect.KindSimpleQueue:
+		return "gocurator queue ls " + l.Path
 	}
 	return "gocurator ls " + l.Path
 }
