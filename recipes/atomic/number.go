@@ -23,11 +23,15 @@ type Number[T int32 | int64] struct {
 }
 
 // Long is Curator's DistributedAtomicLong: an int64 stored as 8 bytes
-// big-endian.
+// big-endian. Its methods are Number's, documented there (go doc
+// atomic.Number.Add; "go doc atomic.Long.Add" cannot follow the alias):
+// Get, Add, TryAdd, Subtract, Increment, Decrement, TrySet, CompareAndSet,
+// ForceSet, Initialize, Path and Close.
 type Long = Number[int64]
 
 // Int is Curator's DistributedAtomicInteger: an int32 stored as 4 bytes
-// big-endian.
+// big-endian. Its methods are Number's, as Long's are (go doc
+// atomic.Number).
 type Int = Number[int32]
 
 // NewLong returns the atomic long at path. It does no I/O; a nil client or
