@@ -120,23 +120,15 @@ func (n *Node) touch(ctx context.Context, path string) {
 // is left for the server to reap unless failed (a Start that failed leaves
 // nothing).
 func (n *Node) remove(ctx context.Context, failed bool) error {
+	if n.o.expireAfterClose && !failed {
+		return nil
+	}
 	n.mu.Lock()
 	path := n.actual
 	if path == "" && n.plain() {
 		path = n.path
 	}
-	a := n.known.w
-	n.known = known{}
 	n.mu.Unlock()
-	if a.ch != nil {
-		// The delete below fired it, and then this sends nothing; a
-		// node left (ExpireAfterClose, not ours, the delete gone to the
-		// background) has its watch taken back.
-		defer func() { _ = n.c.Unwatch(ctx, a.path, a.kind) }()
-	}
-	if n.o.expireAfterClose && !failed {
-		return nil
-	}
 	if path == "" {
 		return nil // nothing made (a protected create cleans up after itself)
 	}
@@ -144,29 +136,6 @@ func (n *Node) remove(ctx context.Context, failed bool) error {
 		return n.removeLater(path, err)
 	}
 	return nil
-}
-
-// deleteKnown deletes our node with one request if the loop knows it is
-// ours (known.quiet): at the version of our incarnation, so that a node
-// written since is refused, and left to remove, which looks at its owner.
-// It reports whether the node is gone. A TTL node is left to remove: its
-// touch child goes first.
-func (n *Node) deleteKnown(ctx context.Context) bool {
-	if n.o.ttl > 0 {
-		return false
-	}
-	n.mu.Lock()
-	k, version := n.known, n.version
-	ok := k.quiet(n.c)
-	if ok {
-		n.known.reg = registration{}
-	}
-	n.mu.Unlock()
-	if !ok {
-		return false
-	}
-	err := n.c.Delete(ctx, k.reg.path, framework.WithVersion(version), framework.Quietly())
-	return err == nil
 }
 
 // removeOnce deletes the node at path if it is ours (mine): a TTL node's

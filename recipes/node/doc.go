@@ -47,15 +47,9 @@
 // lost (ErrSessionLost), the node deleted (ErrNodeDeleted) or the path
 // held by another session (ErrOwnedByOtherSession), and Closed.
 //
-// A registered node is watched with one one-shot watch of the node: a
-// children watch on an ephemeral node (it has no children, so only its
-// deletion fires it, and our own delete at Close too, leaving nothing to
-// give back), a data watch on a persistent one. A wait for another
-// session's node uses a framework.Watch of the path. The deletion of a
-// lost node is seen as it happens, and the node is made again one round
-// trip later. Start returns at the create's reply and the watch is set
-// right after; Close deletes a node known to be ours with one request, at
-// its version: see docs/node.md for the requests of each call.
+// All waits are on one framework.Watch of the node's path (a persistent
+// watch): the deletion of a lost node is seen as it happens, and the node
+// is made again one round trip later.
 //
 // # Connection loss
 //

@@ -36,12 +36,8 @@ type registration struct {
 	owner int64 // ephemeralOwner, 0 for persistent modes
 }
 
-// loop keeps our node: create, hold until it is lost, create again. Start
-// returns at the create's reply; hold then watches the node with a
-// one-shot watch (arm), which the node's deletion fires, our own delete
-// included, so Close has no watch to give back. A wait for another
-// session's node (found) uses a framework.Watch of the path, set only
-// then.
+// loop keeps our node: create, hold until it is lost, create again. Every
+// wait is on one framework.Watch of the node's path.
 func (n *Node) loop(ctx context.Context, r *run) {
 	defer close(r.done)
 	var w watch
@@ -67,25 +63,26 @@ func (n *Node) loop(ctx context.Context, r *run) {
 		pause = min(2*pause, pauseMax)
 		return false
 	}
-	// wctx carries the loop's creates and watches. It is never
-	// cancelled: a create abandoned at ctx's end may still be sent and
-	// applied after the loop has ended and stop has deleted "what
-	// exists", leaving a node made again after Close (a ghost member,
-	// CURATOR-164's symptom); a watch abandoned so could not be given
-	// back if it found a node made since. So the loop waits for each
-	// reply (or for the retry policy to give up), and r.done, closed
-	// when the loop ends, means that no request of ours is in flight:
-	// what remove deletes then is all there will be. (Once the loop is
-	// stopped it makes no create, so stop deletes a node it knows to be
-	// ours before that: see stop.) Its Done is nil, so the
-	// framework runs the request on this goroutine rather than leave it
-	// running behind.
+	// wctx carries the loop's creates. It is never cancelled: a create
+	// abandoned at ctx's end may still be sent and applied after the
+	// loop has ended and stop has deleted "what exists", leaving a node
+	// made again after Close (a ghost member, CURATOR-164's symptom).
+	// So the loop waits for each create's reply (or for the retry
+	// policy to give up), and r.done, closed when the loop ends, means
+	// that no create of ours is in flight: what stop deletes then is
+	// all there will be. Its Done is nil, so the framework runs the
+	// request on this goroutine rather than leave it running behind.
 	wctx := context.WithoutCancel(ctx)
 	for ctx.Err() == nil {
 		target, first := n.target()
-		// A change of connection from here on makes Close look at the
-		// node's owner before deleting it (known).
-		state := n.c.StateChanged()
+		if !first || n.plain() {
+			if err := w.set(ctx, n.c, target); err != nil {
+				if fail(err) {
+					return
+				}
+				continue
+			}
+		}
 		reg, err := n.create(wctx, target, first)
 		if ctx.Err() != nil {
 			// Stopped while creating: a node made is deleted by stop,
@@ -93,14 +90,20 @@ func (n *Node) loop(ctx context.Context, r *run) {
 			return
 		}
 		if errors.Is(err, zk.ErrNodeExists) {
-			// Watched before it is looked at, so that its deletion
-			// after the look is seen.
-			if err = w.set(ctx, n.c, target); err == nil {
-				reg, err = n.found(ctx, wctx, w.w, target, started)
-			}
+			reg, err = n.found(ctx, wctx, w.w, target, started)
 		}
 		if errors.Is(err, errAgain) {
 			continue
+		}
+		if err == nil && w.path != reg.path {
+			// The path was not known before the create: watch it now,
+			// and check that the node did not go before the watch.
+			if err = w.set(ctx, n.c, reg.path); err == nil {
+				var st *zk.Stat
+				if st, err = n.c.Exists(ctx, reg.path); err == nil && (st == nil || st.Czxid != reg.czxid) {
+					continue
+				}
+			}
 		}
 		if err != nil {
 			if fail(err) {
@@ -108,14 +111,9 @@ func (n *Node) loop(ctx context.Context, r *run) {
 			}
 			continue
 		}
-		// The path's Watch served the wait for another's node; ours is
-		// watched by hold.
-		w.close()
 		if n.o.ttl > 0 {
 			// The touch child exists before Start returns, so a TTL
-			// node stopped at once is still reaped by its TTL. Made
-			// before the node's watch is set, so its creation does not
-			// fire it.
+			// node stopped at once is still reaped by its TTL.
 			n.touch(ctx, reg.path)
 		}
 		pause = pauseMin
@@ -123,7 +121,6 @@ func (n *Node) loop(ctx context.Context, r *run) {
 		// data) before it is reported: Start returns with it there.
 		n.mu.Lock()
 		n.reg = reg
-		n.known = known{reg: reg, state: state}
 		n.mu.Unlock()
 		if err := n.pushData(ctx); err != nil && ctx.Err() == nil {
 			n.log.Debug("node: data not written yet", zap.Error(err))
@@ -133,8 +130,8 @@ func (n *Node) loop(ctx context.Context, r *run) {
 			started = true
 			close(r.first)
 		}
-		reason := n.hold(ctx, wctx, reg)
-		n.unregister(reason)
+		reason := n.hold(ctx, w.w, reg)
+		n.unregister()
 		if ctx.Err() != nil || errors.Is(reason, framework.ErrClosed) {
 			return
 		}
@@ -394,134 +391,17 @@ func (n *Node) registered(reg registration) {
 	n.log.Info("node: registered", zap.String("node", reg.path), zap.String("session", fmt.Sprintf("0x%x", reg.owner)))
 }
 
-// unregister forgets the registered node, which the loop stops holding
-// for reason. A loop stopped (its ctx's error) leaves what it knows of the
-// node for stop and remove.
-func (n *Node) unregister(reason error) {
+// unregister forgets the registered node: it is lost.
+func (n *Node) unregister() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.reg = registration{}
-	if !errors.Is(reason, context.Canceled) {
-		n.known = known{}
-	}
 }
 
-// known is what the loop knows of our node: reg, made by our create or
-// seen by our watch, with no change heard of since (quiet), and the watch
-// set on it.
-type known struct {
-	reg   registration    // zero: nothing known
-	state <-chan struct{} // the client's StateChanged before reg was learnt
-	w     armed           // the one-shot watch on reg; zero while being set
-}
-
-// quiet reports whether reg is still ours up to the session's last reply:
-// the connection has not changed since reg was learnt (a change made
-// during a cut is reported only after the reconnection), and the watch,
-// if set yet, has not fired. Until the watch is set, the create's reply
-// is the evidence, as an exists' reply was before the delete of the first
-// version. It may take the watch's event (a watch's channel is closed
-// after its one event, so an event the loop took reads as fired too):
-// call it on a stopped loop only.
-func (k known) quiet(c *framework.Client) bool {
-	if k.reg.path == "" {
-		return false
-	}
-	select {
-	case <-k.state:
-		return false
-	default:
-	}
-	if !c.State().IsConnected() {
-		return false
-	}
-	if k.w.ch == nil {
-		return true
-	}
-	select {
-	case <-k.w.ch:
-		return false
-	default:
-		return true
-	}
-}
-
-// armed is a one-shot watch on our node (arm).
-type armed struct {
-	ch   <-chan zk.Event
-	path string
-	kind framework.WatchKind
-}
-
-// arm sets a one-shot watch on our node reg and reports whether the node
-// is still reg (ok; false: gone, or another incarnation). An ephemeral node
-// gets a children watch: it has no children, so only its deletion fires
-// the watch, never a SetData of ours, and the delete of Close fires it
-// too, so that nothing is left to give back; and on a missing node none
-// is set, so the watch may reach the server after that delete. A
-// persistent node may have children, many and busy, so it gets a data
-// watch (exists), which its data changes fire; so does an ephemeral node
-// that we may not list (no READ permission: exists needs none). A watch
-// found on another node than reg, or an exists watch on none, is given
-// back.
-func (n *Node) arm(ctx context.Context, reg registration) (armed, bool, error) {
-	a := armed{path: reg.path, kind: framework.ChildWatch}
-	var st *zk.Stat
-	err := zk.ErrNoAuth
-	if n.o.mode.IsEphemeral() {
-		_, st, a.ch, err = n.c.ChildrenW(ctx, reg.path)
-		if isNoNode(err) {
-			return armed{}, false, nil
-		}
-	}
-	if errors.Is(err, zk.ErrNoAuth) {
-		a.kind = framework.ExistWatch
-		st, a.ch, err = n.c.ExistsW(ctx, reg.path)
-	}
-	if err != nil {
-		return armed{}, false, err
-	}
-	if st == nil || st.Czxid != reg.czxid {
-		_ = n.c.Unwatch(ctx, reg.path, a.kind)
-		return armed{}, false, nil
-	}
-	return a, true, nil
-}
-
-// watching records a, the first watch on our node, in n.known, which
-// keeps what it knew (stop may have taken the node meanwhile, and
-// deleted it): remove gives the watch back if it is left.
-func (n *Node) watching(a armed) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.known.w = a
-}
-
-// forget clears what the loop knows of reg: a change was heard of.
-func (n *Node) forget() {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.known = known{}
-}
-
-// learn records reg as known ours again, from the state channel taken
-// before the look that showed it.
-func (n *Node) learn(reg registration, state <-chan struct{}, a armed) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.known = known{reg: reg, state: state, w: a}
-}
-
-// hold sets a one-shot watch on our node and waits until the node is lost,
-// and returns why: the session that owns it ended, it was deleted, or it
-// was replaced. The watch is set again (arm, on wctx) after a change that
-// does not end the node (a data change of a persistent node, a child, the
-// end of a connection or session that the node outlives). A TTL node's
-// touch child is touched every ttl/2 meanwhile.
-func (n *Node) hold(ctx, wctx context.Context, reg registration) error {
-	if ctx.Err() != nil {
-		return ctx.Err() // stopped before the watch is set: none is needed
-	}
+// hold waits until our node is lost, and returns why: the session that
+// owns it ended, it was deleted, or it was replaced. A TTL node's touch
+// child is touched every ttl/2 meanwhile.
+func (n *Node) hold(ctx context.Context, w *framework.Watcher, reg registration) error {
 	var sessDone <-chan struct{}
 	if n.o.mode.IsEphemeral() {
 		s := n.c.Session()
@@ -532,7 +412,7 @@ func (n *Node) hold(ctx, wctx context.Context, reg registration) error {
 		// The reads below end with the session, not at the end of the
 		// retry policy's patience.
 		var cancel context.CancelFunc
-		wctx, cancel = context.WithCancel(wctx)
+		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
 		go func() {
 			select {
@@ -541,38 +421,6 @@ func (n *Node) hold(ctx, wctx context.Context, reg registration) error {
 			case <-ctx.Done():
 			}
 		}()
-	}
-	lost := func() error {
-		if n.o.mode.IsEphemeral() && !n.c.SessionAlive(reg.owner) {
-			return ErrSessionLost
-		}
-		return ErrNodeDeleted
-	}
-	// look sets the watch; on wctx, so that none is left set after the
-	// loop has ended (see loop).
-	look := func(again bool) (<-chan zk.Event, error) {
-		state := n.c.StateChanged()
-		a, ok, err := n.arm(wctx, reg)
-		switch {
-		case err != nil:
-			if sessDone != nil && !n.c.SessionAlive(reg.owner) {
-				return nil, ErrSessionLost
-			}
-			// Retries ran out (a long partition): look again by
-			// creating, which finds our node if it is there.
-			return nil, err
-		case !ok:
-			return nil, lost()
-		case again:
-			n.learn(reg, state, a)
-		default:
-			n.watching(a)
-		}
-		return a.ch, nil
-	}
-	watch, err := look(false)
-	if err != nil {
-		return err
 	}
 	var (
 		tick  chan struct{}
@@ -595,6 +443,12 @@ func (n *Node) hold(ctx, wctx context.Context, reg registration) error {
 			timer.Stop()
 		}
 	}()
+	lost := func() error {
+		if n.o.mode.IsEphemeral() && !n.c.SessionAlive(reg.owner) {
+			return ErrSessionLost
+		}
+		return ErrNodeDeleted
+	}
 	for {
 		select {
 		case <-sessDone:
@@ -607,24 +461,36 @@ func (n *Node) hold(ctx, wctx context.Context, reg registration) error {
 		case <-tick:
 			n.touch(ctx, reg.path)
 			arm()
-		case ev := <-watch:
-			if ctx.Err() != nil {
-				return ctx.Err() // stopped: our own delete, say
+		case ev, ok := <-w.Events():
+			if !ok {
+				return watchEnded(w)
 			}
-			n.forget()
-			switch {
-			case ev.Type == zk.EventNodeDeleted:
-				return lost()
-			case sessDone != nil && !n.c.SessionAlive(reg.owner):
-				return ErrSessionLost
-			}
-			// A change that may leave the node ours (our SetData on a
-			// persistent node, a child), or the end of the watch with
-			// its connection or session (EventNotWatching; a closed
-			// client fails the look with ErrClosed): look again,
-			// watching.
-			if watch, err = look(true); err != nil {
-				return err
+			switch ev.Type {
+			case framework.WatchDeleted:
+				if ev.Path == reg.path {
+					return lost()
+				}
+			case framework.WatchCreated, framework.WatchResync:
+				if ev.Type == framework.WatchCreated && !ev.Coalesced {
+					// Our own create (the watch was set before it): a
+					// later incarnation would follow a WatchDeleted.
+					continue
+				}
+				if sessDone != nil && !n.c.SessionAlive(reg.owner) {
+					return ErrSessionLost
+				}
+				st, err := n.c.Exists(ctx, reg.path)
+				if err != nil {
+					if sessDone != nil && !n.c.SessionAlive(reg.owner) {
+						return ErrSessionLost
+					}
+					// Retries ran out (a long partition): look again by
+					// creating, which finds our node if it is there.
+					return err
+				}
+				if st == nil || st.Czxid != reg.czxid {
+					return lost()
+				}
 			}
 		}
 	}

@@ -39,7 +39,6 @@ type Node struct {
 	sessions  map[int64]bool // sessions this Node created in
 	czxids    map[int64]bool // incarnations this Node made or adopted
 	reg       registration   // our registered node; zero when none
-	known     known          // what the loop knows of our node (stop deletes by it)
 	version   int32          // reg's data version, as last seen
 	pushed    uint64         // the gen of the data known to be on reg
 	dirty     bool           // reg's data is not known to be ours (adopted)
@@ -340,11 +339,8 @@ func (n *Node) Listen(fn func(Event)) (cancel func()) {
 // background (for an ephemeral node, only while the session that owns it
 // lives: the node goes with it otherwise; for a persistent or TTL node,
 // until the client closes) and Close returns ctx's or the connection's
-// error. It only deletes a node this Node made, never another session's:
-// one known to be ours (from the create's reply or the Node's watch of it,
-// with no change heard of and no change of connection since) is deleted
-// at once at its version, any other only after its owner and incarnation
-// are checked. A TTL node goes with
+// error. It only deletes a node this Node made (checked by its
+// owner and incarnation), never another session's. A TTL node goes with
 // its touch child, the child first; with ExpireAfterClose it is left for
 // the server to delete within about 2×ttl (as Curator's
 // PersistentTtlNode.close), its touches stopped. Close is idempotent;
@@ -380,14 +376,8 @@ func (n *Node) Close(ctx context.Context) error {
 // once its create in flight has its reply (see loop's wctx), so the
 // delete comes after any create of ours: waited for here while ctx
 // lasts, in the background after.
-//
-// A node the loop knows to be ours (known) is deleted first, without
-// waiting for the loop: the loop makes no create once stopped, and the
-// watch it may still be setting is fired by that delete or finds no node
-// (see arm), so the delete and the watch's round trip overlap.
 func (n *Node) stop(ctx context.Context, r *run, failed bool) error {
 	r.cancel()
-	gone := n.deleteKnown(ctx)
 	select {
 	case <-r.done:
 	case <-ctx.Done():
@@ -395,17 +385,11 @@ func (n *Node) stop(ctx context.Context, r *run, failed bool) error {
 		// deleted in the background.
 		go func() {
 			<-r.done
-			if gone {
-				return
-			}
 			bctx, cancel := context.WithTimeout(context.Background(), cleanupBudget)
 			defer cancel()
 			_ = n.remove(bctx, failed)
 		}()
 		return ctx.Err()
-	}
-	if gone {
-		return nil
 	}
 	return n.remove(ctx, failed)
 }
