@@ -42,9 +42,6 @@ type Double struct {
 	// opened is the czxid of the ready node that let us in: the members
 	// of our round are those made before it (Leave waits for them alone).
 	opened int64
-	// seen holds the czxids of the member names Leave has read (see
-	// inRound); Enter empties it.
-	seen map[string]int64
 	// used is set by the first Enter: every later one draws a new name,
 	// so that a delete of an earlier node still on its way (in the
 	// background after a connection loss) cannot take the new one.
@@ -98,10 +95,7 @@ type round struct {
 	pstat   *zk.Stat // the barrier node's
 	members []string // children but ready, sorted
 	ours    bool     // our node is among them
-	ready   *zk.Stat // nil: no ready node (or not read: see hasReady)
-	// hasReady says the listing had a ready node; a look of Leave's
-	// (members) leaves ready unread until the round is to be closed.
-	hasReady bool
+	ready   *zk.Stat // nil: no ready node
 }
 
 func (d *Double) look(ctx context.Context) (round, error) {
@@ -129,40 +123,11 @@ func (d *Double) look(ctx context.Context) (round, error) {
 		}
 	}
 	slices.Sort(r.members)
-	if r.hasReady = slices.Contains(kids, readyNode); r.hasReady {
+	if slices.Contains(kids, readyNode) {
 		if r.ready, err = d.c.Exists(ctx, framework.JoinPath(d.path, readyNode)); err != nil {
 			return r, err
 		}
 	}
-	return r, nil
-}
-
-// members is Leave's look: the listing alone, with the barrier node's Stat
-// that comes with it (one request, where look takes three). Leave needs
-// neither the barrier's data (only Enter's transactions write it) nor the
-// ready node's Stat until the round is to be closed (closeRound reads it).
-func (d *Double) members(ctx context.Context) (round, error) {
-	var r round
-	kids, pstat, err := d.c.Children(ctx, d.path)
-	if err != nil {
-		if errors.Is(err, zk.ErrNoNode) {
-			return r, nil
-		}
-		return r, err
-	}
-	r.pstat = pstat
-	for _, k := range kids {
-		switch k {
-		case readyNode:
-			r.hasReady = true
-		case d.name:
-			r.ours = true
-			r.members = append(r.members, k)
-		default:
-			r.members = append(r.members, k)
-		}
-	}
-	slices.Sort(r.members)
 	return r, nil
 }
 
@@ -198,7 +163,6 @@ func (d *Double) Enter(ctx context.Context) error {
 		d.node = framework.JoinPath(d.path, d.name)
 	}
 	d.used = true
-	d.seen = map[string]int64{}
 	if err := d.enter(ctx); err != nil {
 		return d.wrap("enter", err)
 	}
@@ -403,7 +367,7 @@ func (d *Double) leave(ctx context.Context) error {
 	// reconnection, a new session) only says "look", and returning on one
 	// let a member out while the lowest had not left (GH-1290's pattern).
 	for {
-		r, err := d.members(ctx)
+		r, err := d.look(ctx)
 		if err != nil {
 			return err
 		}
@@ -448,27 +412,15 @@ type member struct {
 // name: made before the ready node that let us in. A member of the next
 // round (even one whose handle was in ours: a handle keeps its name) was
 // made after it and is neither waited for nor counted as ours.
-//
-// A member's czxid is read once per name (seen): a name is drawn afresh by
-// every Enter and its node is never made again, so the czxid a name had is
-// the one it has while the listing shows it.
 func (d *Double) inRound(ctx context.Context, r round) ([]member, error) {
 	var in []member
 	for _, m := range r.members {
-		czxid, ok := d.seen[m]
-		if !ok {
-			stat, err := d.c.Exists(ctx, framework.JoinPath(d.path, m))
-			if err != nil {
-				return nil, err
-			}
-			if stat == nil {
-				continue // gone since the listing
-			}
-			czxid = stat.Czxid
-			d.seen[m] = czxid
+		stat, err := d.c.Exists(ctx, framework.JoinPath(d.path, m))
+		if err != nil {
+			return nil, err
 		}
-		if czxid < d.opened {
-			in = append(in, member{name: m, czxid: czxid})
+		if stat != nil && stat.Czxid < d.opened {
+			in = append(in, member{name: m, czxid: stat.Czxid})
 		}
 	}
 	return in, nil
@@ -480,18 +432,11 @@ func (d *Double) inRound(ctx context.Context, r round) ([]member, error) {
 // every opening moves): the next round's ready node is never taken. A
 // refusal means another member deleted it or a new round replaced it.
 func (d *Double) closeRound(ctx context.Context, r round) error {
-	if !r.hasReady || r.pstat == nil {
+	if r.ready == nil || r.ready.Czxid != d.opened {
 		return nil
 	}
-	ready, err := d.c.Exists(ctx, framework.JoinPath(d.path, readyNode))
-	if err != nil {
-		return err
-	}
-	if ready == nil || ready.Czxid != d.opened {
-		return nil
-	}
-	_, err = d.c.Multi(ctx, framework.CheckOp(d.path, r.pstat.Version),
-		framework.DeleteOp(framework.JoinPath(d.path, readyNode), ready.Version))
+	_, err := d.c.Multi(ctx, framework.CheckOp(d.path, r.pstat.Version),
+		framework.DeleteOp(framework.JoinPath(d.path, readyNode), r.ready.Version))
 	if err != nil && !errors.Is(err, zk.ErrNoNode) && !errors.Is(err, zk.ErrBadVersion) {
 		return err
 	}
