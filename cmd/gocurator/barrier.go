@@ -264,7 +264,7 @@ func writeBarrier(w io.Writer, d barrierDoc, now time.Time) {
 }
 
 // since formats the age of something made at t.
-func since(now, t time.Time) string { return formatAge(now.Sub(t).Seconds()) }
+func since(now, t time.Time) string { return inspect.FormatAge(now.Sub(t).Seconds()) }
 
 // checkBarrier refuses (exit 65) a path whose children are another
 // recipe's (a lock's, a group's with ids that are no UUIDs, a service's):

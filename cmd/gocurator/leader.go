@@ -106,7 +106,7 @@ func writeLeader(w io.Writer, doc leaderDoc) {
 			state = "leader"
 		}
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", i+1, state, p.ID, p.Name(), p.Session,
-			formatAge(p.AgeSeconds), p.Token, p.Connected)
+			inspect.FormatAge(p.AgeSeconds), p.Token, p.Connected)
 	}
 	_ = tw.Flush()
 }

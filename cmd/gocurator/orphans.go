@@ -80,7 +80,7 @@ func (a *app) orphans(ctx context.Context, path string) error {
 		if session == "" {
 			session = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", o.Reason, o.Node, session, formatAge(o.AgeSeconds), o.Token)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", o.Reason, o.Node, session, inspect.FormatAge(o.AgeSeconds), o.Token)
 	}
 	return tw.Flush()
 }

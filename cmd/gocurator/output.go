@@ -98,9 +98,9 @@ func writeParticipants(w io.Writer, holders, waiters []inspect.Participant) {
 		if host == "" {
 			host = "-"
 		}
-		age := formatAge(p.AgeSeconds)
+		age := inspect.FormatAge(p.AgeSeconds)
 		if p.HeldSince != nil {
-			age += " (held " + formatAge(p.HeldSeconds) + ")"
+			age += " (held " + inspect.FormatAge(p.HeldSeconds) + ")"
 		}
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", n, state, p.Role, p.Name(), p.Client,
 			p.Session, host, age, p.Token, p.Connected)
@@ -119,23 +119,6 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-// formatAge prints an age in seconds as 850ms, 12s, 3m04s, 2h05m or 3d04h.
-func formatAge(sec float64) string {
-	d := time.Duration(sec * float64(time.Second))
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	default:
-		return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
-	}
 }
 
 // warnSessions prints, once, why connected says unknown.

@@ -443,7 +443,7 @@ func writePeek(w io.Writer, d queuePeekDoc, now time.Time) {
 		case it.Priority != nil:
 			row += fmt.Sprint(*it.Priority) + "\t"
 		case it.Due != nil:
-			due := "in " + formatAge(it.Due.Sub(now).Seconds())
+			due := "in " + inspect.FormatAge(it.Due.Sub(now).Seconds())
 			if !it.Due.After(now) {
 				due = "due"
 			}

@@ -394,7 +394,7 @@ func writeInstance(w io.Writer, d instanceDoc, now time.Time) {
 		node += "  persistent"
 	}
 	row("node", node)
-	row("created", fmt.Sprintf("%s (%s ago)", d.Created.Format("2006-01-02T15:04:05.000Z"), formatAge(now.Sub(d.Created).Seconds())))
+	row("created", fmt.Sprintf("%s (%s ago)", d.Created.Format("2006-01-02T15:04:05.000Z"), inspect.FormatAge(now.Sub(d.Created).Seconds())))
 	if c := i.PayloadClass(); c != "" {
 		row("payload class", c)
 	}
@@ -418,7 +418,7 @@ func registered(i discovery.Instance, now time.Time) string {
 		return "-"
 	}
 	t := time.UnixMilli(i.RegistrationTimeUTC).UTC()
-	return fmt.Sprintf("%s (%s ago)", t.Format("2006-01-02T15:04:05.000Z"), formatAge(max(now.Sub(t).Seconds(), 0)))
+	return fmt.Sprintf("%s (%s ago)", t.Format("2006-01-02T15:04:05.000Z"), inspect.FormatAge(max(now.Sub(t).Seconds(), 0)))
 }
 
 func port(p *int) string {

@@ -111,8 +111,8 @@ func TestLoopbackAndHref(t *testing.T) {
 		t.Errorf("recipeHref: %s", got)
 	}
 	for sec, want := range map[float64]string{0.85: "850ms", 12: "12s", 184: "3m04s", 7500: "2h05m", 273600: "3d04h"} {
-		if got := formatAge(sec); got != want {
-			t.Errorf("formatAge(%v) = %s, want %s", sec, got, want)
+		if got := inspect.FormatAge(sec); got != want {
+			t.Errorf("inspect.FormatAge(%v) = %s, want %s", sec, got, want)
 		}
 	}
 }

@@ -29,7 +29,7 @@ func staticFS() fs.FS {
 
 func parseTemplates() (*template.Template, error) {
 	t, err := template.New("console").Funcs(template.FuncMap{
-		"age":      formatAge,
+		"age":      inspect.FormatAge,
 		"ageOf":    func(t time.Time, now time.Time) float64 { return ageSeconds(t, now) },
 		"kindNoun": kindNoun,
 		"href":     recipeHref,
@@ -65,24 +65,6 @@ func recipeHref(p string) string {
 		segs[i] = url.PathEscape(s)
 	}
 	return "/r/" + strings.Join(segs, "/")
-}
-
-// formatAge prints an age in seconds as the gocurator command does: 850ms,
-// 12s, 3m04s, 2h05m or 3d04h.
-func formatAge(sec float64) string {
-	d := time.Duration(sec * float64(time.Second))
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	default:
-		return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
-	}
 }
 
 // clientNoun names a node's client family. Curator and gocurator write the
