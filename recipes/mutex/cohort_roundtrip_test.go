@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -285,63 +284,16 @@ func testBoundLostReply(t *testing.T, leave bool) {
 func testBoundFairness(t *testing.T, delayMs int) {
 	ns := testkit.Unique(t)
 	const clients, perClient, max, total, warmup = 2, 8, 4, 600, 40
-	var (
-		mu    sync.Mutex
-		order []int
-		stop  atomic.Bool
-		start = make(chan struct{})
-		wg    sync.WaitGroup
-		recs  [clients]*opRecorder
-	)
-	for i := 0; i < clients; i++ {
+	cs := make([]*framework.Client, clients)
+	recs := make([]*opRecorder, clients)
+	for i := range cs {
 		proxy := zktest.NewProxy(t, zkAddr)
 		proxy.SetDelay(time.Duration(delayMs) * time.Millisecond)
 		recs[i] = &opRecorder{}
-		c := testkit.Connect(t, proxy.Addr(), ns, framework.WithMeterProvider(recs[i]))
-		for j := 0; j < perClient; j++ {
-			m := mutex.New(c, lockPath, mutex.WithLocalHandover(max))
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				ctx := context.Background()
-				<-start
-				for !stop.Load() {
-					if err := m.Acquire(ctx); err != nil {
-						t.Error(err)
-						return
-					}
-					if _, err := m.FencedMulti(ctx, framework.CreateOp(boundMarker, nil, framework.Ephemeral)); err != nil {
-						t.Errorf("marker: %v", err)
-					}
-					mu.Lock()
-					order = append(order, i)
-					if len(order) >= total {
-						stop.Store(true)
-					}
-					mu.Unlock()
-					if err := c.Delete(ctx, boundMarker); err != nil {
-						t.Errorf("delete marker: %v", err)
-					}
-					if err := m.Release(ctx); err != nil {
-						t.Error(err)
-						return
-					}
-				}
-			}()
-		}
+		cs[i] = testkit.Connect(t, proxy.Addr(), ns, framework.WithMeterProvider(recs[i]))
 	}
-	close(start)
-	wg.Wait()
-	longest, runs := 0, 0
-	for i, run := warmup, 0; i < total && i < len(order); i++ {
-		if i > warmup && order[i] == order[i-1] {
-			run++
-		} else {
-			run = 1
-			runs++
-		}
-		longest = maxInt(longest, run)
-	}
+	order := holdOrder(t, cs, perClient, max, total)
+	longest, runs := longestRun(order, warmup, total)
 	if longest > max+1 {
 		t.Errorf("one process held %d times in a row, want at most max+1 = %d", longest, max+1)
 	}

@@ -208,16 +208,35 @@ func testCohortFairness(t *testing.T, addr string) {
 func testCohortFairnessAllCohorted(t *testing.T, addr string) {
 	ns := testkit.Unique(t)
 	const clients, perClient, max, total, warmup = 4, 16, 8, 1500, 100
+	cs := make([]*framework.Client, clients)
+	for i := range cs {
+		cs[i] = testkit.Connect(t, addr, ns)
+	}
+	order := holdOrder(t, cs, perClient, max, total)
+	longest, runs := longestRun(order, warmup, total)
+	if longest > max+1 {
+		t.Errorf("one process held %d times in a row, want at most max+1 = %d", longest, max+1)
+	}
+	t.Logf("%d holds after the warm-up, %d runs, longest run %d (bound %d)", total-warmup, runs, longest, max+1)
+	obs := testkit.Connect(t, addr, ns)
+	testkit.Eventually(t, "no lock node left", func() bool { return len(testkit.Children(t, obs, lockPath)) == 0 })
+}
+
+// holdOrder has perClient cohorted handles (WithLocalHandover(max)) on
+// each client take the lock until total holds, and returns the client of
+// each hold in hold order. Exclusion evidence is kept for the whole hold:
+// a marker node that exists only while one holder holds.
+func holdOrder(t *testing.T, cs []*framework.Client, perClient, max, total int) []int {
+	t.Helper()
+	const marker = "/marker"
 	var (
-		mu     sync.Mutex
-		order  []int // the client of each hold, in hold order
-		stop   atomic.Bool
-		start  = make(chan struct{})
-		wg     sync.WaitGroup
-		marker = "/marker"
+		mu    sync.Mutex
+		order []int
+		stop  atomic.Bool
+		start = make(chan struct{})
+		wg    sync.WaitGroup
 	)
-	for i := 0; i < clients; i++ {
-		c := testkit.Connect(t, addr, ns)
+	for i, c := range cs {
 		for j := 0; j < perClient; j++ {
 			m := mutex.New(c, lockPath, mutex.WithLocalHandover(max))
 			wg.Add(1)
@@ -230,8 +249,6 @@ func testCohortFairnessAllCohorted(t *testing.T, addr string) {
 						t.Error(err)
 						return
 					}
-					// Exclusion evidence kept for the whole hold: the
-					// marker exists only while one holder holds.
 					if _, err := m.FencedMulti(ctx, framework.CreateOp(marker, nil, framework.Ephemeral)); err != nil {
 						t.Errorf("marker: %v", err)
 					}
@@ -254,10 +271,14 @@ func testCohortFairnessAllCohorted(t *testing.T, addr string) {
 	}
 	close(start)
 	wg.Wait()
-	// Runs are counted from after the warm-up (the first nodes are made
-	// as the clients start) to total (after it handles stop, and a
-	// process may be alone).
-	longest, runs := 0, 0
+	return order
+}
+
+// longestRun returns the longest run of holds by one client in order and
+// the number of runs, counted from after the warm-up (the first nodes are
+// made as the clients start) to total (after it handles stop, and a
+// process may be alone).
+func longestRun(order []int, warmup, total int) (longest, runs int) {
 	for i, run := warmup, 0; i < total && i < len(order); i++ {
 		if i > warmup && order[i] == order[i-1] {
 			run++
@@ -267,12 +288,7 @@ func testCohortFairnessAllCohorted(t *testing.T, addr string) {
 		}
 		longest = maxInt(longest, run)
 	}
-	if longest > max+1 {
-		t.Errorf("one process held %d times in a row, want at most max+1 = %d", longest, max+1)
-	}
-	t.Logf("%d holds after the warm-up, %d runs, longest run %d (bound %d)", total-warmup, runs, longest, max+1)
-	obs := testkit.Connect(t, addr, ns)
-	testkit.Eventually(t, "no lock node left", func() bool { return len(testkit.Children(t, obs, lockPath)) == 0 })
+	return longest, runs
 }
 
 func maxInt(a, b int) int {
