@@ -105,8 +105,13 @@ func New(c *framework.Client, path string, opts ...Option) *Cache {
 // change. While the server cannot be reached, Start keeps trying until
 // ctx ends. On failure (ctx's error, ErrClosed, ErrInvalidPath,
 // ErrInvalidOption, ErrStarted, zk.ErrNoAuth for a root it may not
-// read, with persistent and one-shot watches alike) nothing is left running and no watch is left on the server;
-// a Start that failed may be called again.
+// read, with persistent and one-shot watches alike) nothing is left
+// running and no watch is left on the server; a Start that failed may be
+// called again.
+//
+// A load that finds more than 1,000 nodes opens up to 3 more sessions to
+// the same servers for the rest of the load and closes them when it ends
+// (see WithLoadSessions, which sets the number; the Info log says when).
 func (c *Cache) Start(ctx context.Context) error {
 	if c == nil {
 		return ErrNilHandle

@@ -33,11 +33,12 @@
 // too, one per path at a time, and reads of several paths run alone, so
 // that no read is applied after a later one of the same path. The server
 // answers one session's requests one after another, which bounds a load
-// over one session; WithLoadSessions spreads a load over more, opened
-// for it and closed after (docs/cache.md has the figures). Synced is
-// a read-your-writes barrier: after
-// it returns, the cache holds every change the server had committed when
-// it was called.
+// over one session: a load that finds more than 1,000 nodes opens up to
+// 3 more sessions for the rest of it and closes them after (within a
+// budget of 8 in the process, logged at Info), and WithLoadSessions sets
+// the number instead (docs/cache.md has the figures). Synced is a
+// read-your-writes barrier: after it returns, the cache holds every
+// change the server had committed when it was called.
 //
 // Listeners (Listen) get Created, Changed and Deleted events in the
 // order the cache applied them (parents created before their children,

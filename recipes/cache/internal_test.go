@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/zktest"
 )
 
 // The listener queue coalesces per path: the outcome survives, the
@@ -97,12 +98,18 @@ func TestOutOfTreeEventResyncs(t *testing.T) {
 	}
 }
 
-// WithLoadSessions reads a load over that many sessions; the default,
-// the client's alone.
+// WithLoadSessions reads a load over that many sessions; by default a
+// small tree is read over the client's session alone, a large one over
+// more (autoLoad) unless the process's budget is spent, and
+// WithLoadSessions(1) never opens one.
 func TestLoadUsesItsSessions(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace(fmt.Sprintf("loadsessions%d", time.Now().UnixNano())))
+	// Through a 2 ms round trip, as a remote server: a load of the large
+	// tree outlasts the few round trips that open its sessions.
+	proxy := zktest.NewProxy(t, os.Getenv("GOCURATOR_ZK"))
+	proxy.SetDelay(time.Millisecond)
+	c, err := framework.Connect(ctx, proxy.Addr(), framework.WithNamespace(fmt.Sprintf("loadsessions%d", time.Now().UnixNano())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,20 +119,63 @@ func TestLoadUsesItsSessions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// /big: 40 parents of 30 children each, 1,241 nodes.
+	for i := range 40 {
+		ops := []framework.Op{framework.CreateOp(fmt.Sprintf("/big/%d", i), nil, framework.Persistent)}
+		for j := range 30 {
+			ops = append(ops, framework.CreateOp(fmt.Sprintf("/big/%d/%d", i, j), nil, framework.Persistent))
+		}
+		if i == 0 {
+			if _, err := c.Create(ctx, "/big", nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := c.Multi(ctx, ops...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spend := func() {
+		for range cap(autoLoadBudget) {
+			autoLoadBudget <- struct{}{}
+		}
+	}
 	for _, tc := range []struct {
-		opts []Option
-		want int32
-	}{{nil, 1}, {[]Option{WithLoadSessions(3)}, 3}} {
-		ch := New(c, "/r", tc.opts...)
+		name   string
+		path   string
+		opts   []Option
+		before func()
+		want   int32
+		nodes  int
+	}{
+		{"small tree, default", "/r", nil, nil, 1, 6},
+		{"small tree, 3 sessions", "/r", []Option{WithLoadSessions(3)}, nil, 3, 6},
+		{"large tree, default", "/big", nil, nil, 1 + autoLoadExtra, 1241},
+		{"large tree, one session", "/big", []Option{WithLoadSessions(1)}, nil, 1, 1241},
+		{"large tree, budget spent", "/big", nil, spend, 1, 1241},
+	} {
+		if tc.before != nil {
+			tc.before()
+		}
+		ch := New(c, tc.path, tc.opts...)
 		if err := ch.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if got := ch.loadSessionsUsed.Load(); got != tc.want || ch.Len() != 6 {
-			t.Errorf("%d options: loaded %d nodes over %d sessions, want 6 over %d", len(tc.opts), ch.Len(), got, tc.want)
+		if got := ch.loadSessionsUsed.Load(); got != tc.want || ch.Len() != tc.nodes {
+			t.Errorf("%s: loaded %d nodes over %d sessions, want %d over %d", tc.name, ch.Len(), got, tc.nodes, tc.want)
 		}
 		_ = ch.Close()
+		if tc.before != nil {
+			for range cap(autoLoadBudget) {
+				<-autoLoadBudget
+			}
+		}
+		if n := len(autoLoadBudget); n != 0 {
+			t.Errorf("%s: %d load sessions still counted open after the load", tc.name, n)
+		}
 	}
-	if err := c.Delete(ctx, "/r", framework.DeletingChildren()); err != nil {
-		t.Fatal(err)
+	for _, p := range []string{"/r", "/big"} {
+		if err := c.Delete(ctx, p, framework.DeletingChildren()); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -92,62 +92,170 @@ func (c *Cache) refresh(ctx context.Context, p string) error {
 func (c *Cache) load(ctx context.Context, p string) error { return c.loadFrom(ctx, p, nil) }
 
 // loadFrom is load with p's read done already (first, if not nil).
-// Reads are pipelined: up to readsInFlight workers take paths from a
-// queue, each reading a node and then, if it has children, listing them
-// and queueing them. A parent is applied before its children are
+// Reads are pipelined: up to readsInFlight workers a session take paths
+// from a queue, each reading a node and then, if it has children, listing
+// them and queueing them. A parent is applied before its children are
 // queued, so listeners hear of parents first.
 func (c *Cache) loadFrom(ctx context.Context, p string, first *read) error {
 	kids, err := c.visit(ctx, c.c, p, first)
 	if err != nil || len(kids) == 0 {
 		return err
 	}
-	clients := []*framework.Client{c.c}
-	if c.o.loadSessions > 1 && p == c.path {
-		more := c.openLoadSessions(ctx)
-		defer func() {
-			for _, m := range more {
-				_ = m.Close()
-			}
-		}()
-		clients = append(clients, more...)
-	}
-	c.loadSessionsUsed.Store(int32(len(clients)))
-	l := &loader{c: c, ctx: ctx, queue: kids, clients: clients}
+	l := &loader{c: c, ctx: ctx, queue: kids, found: len(kids)}
 	l.cond = sync.NewCond(&l.mu)
+	l.add(c.c)
+	whole := p == c.path
+	if whole && c.o.loadSessions > 1 {
+		for _, s := range c.openLoadSessions(ctx, c.o.loadSessions-1) {
+			l.add(s)
+			l.extra = append(l.extra, s)
+		}
+	}
+	l.auto = whole && c.o.loadSessions == 0
 	l.mu.Lock()
 	l.grow()
 	for l.workers > 0 {
 		l.cond.Wait()
 	}
 	err = l.err
+	l.done = true
+	c.loadSessionsUsed.Store(int32(l.most))
 	l.mu.Unlock()
+	l.finish()
 	return err
 }
 
-type loader struct {
-	c       *Cache
-	ctx     context.Context
-	clients []*framework.Client // the sessions the workers read over, in turn
+// autoLoad is when a load without WithLoadSessions opens more sessions:
+// once it has found autoLoadNodes paths to read (a tree that one session
+// reads in about a fifth of a second through a 2 ms round trip, so that a
+// session's few round trips to open cost little beside the rest), up to
+// autoLoadExtra more, taken from the process's budget of extra sessions
+// open at once.
+const (
+	autoLoadNodes = 1000
+	autoLoadExtra = 3
+)
 
-	mu      sync.Mutex
-	cond    *sync.Cond
-	queue   []string
-	head    int
-	active  int // paths being read
-	workers int
-	err     error
+// autoLoadBudget holds a token for each automatic load session open in
+// the process: many caches starting together (a service cache for each
+// of 200 services, say) open at most cap of them, well under the 60
+// connections a ZooKeeper server allows one host by default.
+var autoLoadBudget = make(chan struct{}, 8)
+
+type loader struct {
+	c    *Cache
+	ctx  context.Context
+	auto bool // open sessions once the tree proves large
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	clients  []*framework.Client // the sessions the workers read over
+	perCl    []int               // workers on each of clients
+	most     int                 // the most sessions read over at once
+	extra    []*framework.Client // sessions opened for the load, closed after it
+	tokens   int                 // autoLoadBudget tokens held for extra
+	queue    []string
+	head     int
+	found    int // paths queued so far
+	active   int // paths being read
+	workers  int
+	err      error
+	done     bool
+	opening  bool
+	cancelOp context.CancelFunc
+	opened   sync.WaitGroup
 }
 
-// grow starts workers up to the bound and the work queued; l.mu held.
+// add makes cl one of the sessions the load reads over; l.mu held, or
+// before the workers start.
+func (l *loader) add(cl *framework.Client) {
+	l.clients = append(l.clients, cl)
+	l.perCl = append(l.perCl, 0)
+	l.most = max(l.most, len(l.clients))
+}
+
+// grow starts workers up to the bound and the work queued, each on the
+// session with the fewest, and the automatic sessions' opening once the
+// tree proves large; l.mu held.
 func (l *loader) grow() {
+	if l.auto && !l.opening && l.err == nil && l.found >= autoLoadNodes {
+		l.opening = true
+		ctx, cancel := context.WithCancel(l.ctx)
+		l.cancelOp = cancel
+		l.opened.Add(1)
+		go l.openMore(ctx)
+	}
 	for l.workers < l.c.o.readsInFlight*len(l.clients) && l.workers-l.active < len(l.queue)-l.head {
-		cl := l.clients[l.workers%len(l.clients)]
+		i := 0
+		for j, n := range l.perCl {
+			if n < l.perCl[i] {
+				i = j
+			}
+		}
+		l.perCl[i]++
 		l.workers++
-		go l.work(cl)
+		go l.work(i, l.clients[i])
 	}
 }
 
-func (l *loader) work(cl *framework.Client) {
+// openMore opens the automatic sessions the budget allows and adds them
+// to a load still running.
+func (l *loader) openMore(ctx context.Context) {
+	defer l.opened.Done()
+	n := 0
+	for n < autoLoadExtra && tryAcquire(autoLoadBudget) {
+		n++
+	}
+	if n == 0 {
+		l.c.log.Debug("large tree: no load session left in the process's budget, loading over one")
+		return
+	}
+	more := l.c.openLoadSessions(ctx, n)
+	for range n - len(more) {
+		<-autoLoadBudget
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.tokens += len(more)
+	l.extra = append(l.extra, more...)
+	if l.done || len(more) == 0 {
+		return
+	}
+	for _, s := range more {
+		l.add(s)
+	}
+	l.c.log.Info("large tree: loading over more sessions, closed after the load",
+		zap.Int("sessions", len(l.clients)), zap.Int("found", l.found))
+	l.grow()
+	l.cond.Broadcast()
+}
+
+// finish stops an opening still under way and closes the sessions opened
+// for the load, giving their budget back.
+func (l *loader) finish() {
+	if l.cancelOp != nil {
+		l.cancelOp()
+	}
+	l.opened.Wait()
+	for _, s := range l.extra {
+		_ = s.Close()
+	}
+	for range l.tokens {
+		<-autoLoadBudget
+	}
+}
+
+func tryAcquire(sem chan struct{}) bool {
+	select {
+	case sem <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// work reads paths over cl, the load's session i, until none is left.
+func (l *loader) work(i int, cl *framework.Client) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	defer l.cond.Broadcast()
@@ -157,6 +265,7 @@ func (l *loader) work(cl *framework.Client) {
 		}
 		if l.err != nil || l.head == len(l.queue) {
 			l.workers--
+			l.perCl[i]--
 			return
 		}
 		p := l.queue[l.head]
@@ -174,17 +283,18 @@ func (l *loader) work(cl *framework.Client) {
 			l.err = err
 		}
 		l.queue = append(l.queue, kids...)
+		l.found += len(kids)
 		l.grow()
 		l.cond.Broadcast()
 	}
 }
 
-// openLoadSessions opens the load's sessions besides the client's, each
+// openLoadSessions opens n sessions for a load besides the client's, each
 // synced with the server (so that it reads no older state than the
 // cache's watch was set on), in parallel. A session that cannot be
 // opened is left out.
-func (c *Cache) openLoadSessions(ctx context.Context) []*framework.Client {
-	more := make([]*framework.Client, c.o.loadSessions-1)
+func (c *Cache) openLoadSessions(ctx context.Context, n int) []*framework.Client {
+	more := make([]*framework.Client, n)
 	var g errgroup.Group
 	for i := range more {
 		g.Go(func() error {
@@ -195,7 +305,9 @@ func (c *Cache) openLoadSessions(ctx context.Context) []*framework.Client {
 				}
 			}
 			if err != nil {
-				c.log.Warn("load session not opened: loading over fewer", zap.Error(err))
+				if ctx.Err() == nil {
+					c.log.Warn("load session not opened: loading over fewer", zap.Error(err))
+				}
 				return nil
 			}
 			more[i] = s

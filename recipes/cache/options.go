@@ -27,12 +27,13 @@ type options struct {
 	// the 65,535 at which Curator 5.4 loses nodes (CURATOR-690).
 	readsInFlight int
 	// loadSessions is how many sessions a load of the whole tree reads
-	// over, the client's included (default 1).
+	// over, the client's included; 0 (the default) is automatic: the
+	// client's, and more once the tree proves large (autoLoad).
 	loadSessions int
 }
 
 func defaults() options {
-	return options{maxDepth: -1, readsInFlight: 64, loadSessions: 1}
+	return options{maxDepth: -1, readsInFlight: 64}
 }
 
 // SingleNode caches the root node alone, as Curator's NodeCache: its
@@ -117,8 +118,8 @@ const maxLoadSessions = 16
 // WithLoadSessions spreads the reads of every load of the whole tree
 // (Start's, a resync's, Synced's with one-shot watches) over n sessions:
 // the client's and n-1 more like it (framework.Client.NewSession), opened
-// for the load, synced with the server before their first read, and
-// closed after it; each keeps WithReadsInFlight reads outstanding.
+// when the load starts, synced with the server before their first read,
+// and closed after it; each keeps WithReadsInFlight reads outstanding.
 // ZooKeeper answers one session's requests one after another, so one
 // session's load is bound by that pipeline, not by the round trip: a
 // 100k-node tree through a 2 ms round trip loaded at 5.0-6.1k nodes/s
@@ -127,8 +128,14 @@ const maxLoadSessions = 16
 // session, and are read there after the load, so the cache converges as
 // with one session. The cost is n-1 connections for the length of the
 // load (the server allows 60 per host by default); a session that
-// cannot be opened is left out, with a warning. n must be from 1 (the
-// default: the client's session alone) to 16.
+// cannot be opened is left out, with a warning. n must be from 1 to 16.
+//
+// Without this option the choice is automatic: a load starts on the
+// client's session alone, and once it has found more than 1,000 nodes to
+// read it opens up to 3 more for the rest of that load, within a budget
+// of 8 such sessions open at once in the process (so many caches starting
+// together do not exhaust the server's connections), and logs it at Info.
+// A small tree never opens a connection; WithLoadSessions(1) never does.
 func WithLoadSessions(n int) Option {
 	return func(o *options) error {
 		if n < 1 || n > maxLoadSessions {
