@@ -5,12 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/cache"
+	"github.com/gocurator/curator/zktest"
 )
 
 var (
@@ -166,4 +168,74 @@ func BenchmarkFollow(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n*b.N)/elapsed.Seconds(), "events/s")
+}
+
+// BenchmarkLoadDefaults compares the load settings a default could take,
+// through a 2 ms round trip (the fault proxy's delay, one proxy a server)
+// to the package's server and to a 3-node ensemble: reads in flight 64
+// and 256 over one session, the default (sessions opened once a tree
+// proves large), and four sessions from the start. It reports nodes/s
+// and the connections the load opened besides the client's. The
+// ensemble takes a while to start; run it alone:
+//
+//	go test -run '^$' -bench BenchmarkLoadDefaults -benchtime 3x ./recipes/cache
+func BenchmarkLoadDefaults(b *testing.B) {
+	ens, err := zktest.LaunchEnsemble(3)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = ens.Close() })
+	var ensemble []string
+	for _, s := range ens.Servers() {
+		ensemble = append(ensemble, s.Addr())
+	}
+	settings := []struct {
+		name string
+		opts []cache.Option
+	}{
+		{"1x64", []cache.Option{cache.WithLoadSessions(1)}},
+		{"1x256", []cache.Option{cache.WithLoadSessions(1), cache.WithReadsInFlight(256)}},
+		{"default", nil},
+		{"4x64", []cache.Option{cache.WithLoadSessions(4)}},
+	}
+	for _, target := range []struct {
+		name  string
+		addrs []string
+	}{{"standalone", []string{zkAddr}}, {"ensemble", ensemble}} {
+		var proxied []string
+		for _, a := range target.addrs {
+			p := zktest.NewProxy(b, a)
+			p.SetDelay(time.Millisecond)
+			proxied = append(proxied, p.Addr())
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		c, err := framework.Connect(ctx, strings.Join(proxied, ","), framework.WithNamespace(testkit.Unique(b)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchTree(b, ctx, c, "/bench", *benchNodes, *benchData)
+		for _, s := range settings {
+			b.Run(target.name+"/"+s.name, func(b *testing.B) {
+				var nodes, secs, opened float64
+				for range b.N {
+					start := time.Now()
+					ch := cache.New(c, "/bench", s.opts...)
+					if err := ch.Start(ctx); err != nil {
+						b.Fatal(err)
+					}
+					secs += time.Since(start).Seconds()
+					nodes += float64(ch.Len())
+					opened += float64(max(cache.LoadSessionsUsed(ch)-1, 0))
+					_ = ch.Close()
+				}
+				b.ReportMetric(nodes/secs, "nodes/s")
+				b.ReportMetric(opened/float64(b.N), "conns/load")
+			})
+		}
+		if err := c.Delete(ctx, "/bench", framework.DeletingChildren()); err != nil {
+			b.Error(err)
+		}
+		_ = c.Close()
+	}
 }

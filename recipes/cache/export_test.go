@@ -15,3 +15,7 @@ func QueueLens(c *Cache) []int {
 	}
 	return out
 }
+
+// LoadSessionsUsed is how many sessions c's last load of more than one
+// node read over.
+func LoadSessionsUsed(c *Cache) int { return int(c.loadSessionsUsed.Load()) }
