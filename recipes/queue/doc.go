@@ -41,6 +41,20 @@
 // taken in sequence order (wrap-aware); children not named "queue-<seq>"
 // are passed by, as Curator passes them.
 //
+// Sharder (Curator's QueueSharder, Curator 5.4 checked against the jar):
+//
+//	<path>                      CONTAINER, parents as containers
+//	<path>/queue-<UUID>         PERSISTENT, one Queue per shard (a random UUID);
+//	                            every child of <path> is taken as a shard
+//	<leaderPath>/_c_<uuid>-latch-<seq>  the sharders' election (LeaderLatch layout)
+//
+// Every started sharder lists the shards and counts their items each
+// threshold check (and finds new shards at once, by a watch, where
+// Curator's waits for its next check); the leader adds a shard when one
+// holds WithNewQueueThreshold items or more, up to WithMaxQueues. Put
+// picks a shard at random among those holding at most half the threshold
+// (all shards when none does).
+//
 // Simple (Curator's SimpleDistributedQueue, ZooKeeper's own queue recipe):
 // "<path>/qn-<seq>" PERSISTENT_SEQUENTIAL nodes holding the raw bytes, under
 // a <path> made as a container; the lowest is taken by whoever deletes it

@@ -37,6 +37,9 @@ var (
 	// consumers keep consuming. The way out: more consumers, a sharded
 	// queue, or a larger jute.maxbuffer on servers and Java clients.
 	ErrBacklog = errors.New("curator: queue listing larger than jute.maxbuffer")
+	// ErrNotStarted is returned by the calls of a Sharder made before its
+	// Start.
+	ErrNotStarted = errors.New("curator: queue sharder not started")
 	// ErrClosed is framework.ErrClosed: the Queue or its client was closed.
 	ErrClosed = framework.ErrClosed
 	// ErrNilClient is framework.ErrNilClient.

@@ -54,3 +54,18 @@ func Order(kind string, children []string) []string {
 	v := map[string]variant{"": plainQueue, "id": idQueue, "priority": priorityQueue, "delay": delayQueue}[kind]
 	return v.order(children)
 }
+
+// SetSharderClock makes s time its threshold checks on c; call it before
+// Start.
+func SetSharderClock(s *Sharder, c Clock) { s.opts.clock = c }
+
+// OnCheck sets a hook called after each of s's threshold checks; call it
+// before Start.
+func OnCheck(s *Sharder, fn func()) { s.onCheck = fn }
+
+// Leads reports whether s's candidacy leads now.
+func Leads(s *Sharder) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.latch.HasLeadership()
+}

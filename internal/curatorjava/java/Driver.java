@@ -93,6 +93,7 @@ public final class Driver {
         "curatorjava.SharedValueCommands",
         "curatorjava.MultiLockCommands",
         "curatorjava.QueueCommands",
+        "curatorjava.SharderCommands",
     };
 
     private final java.util.List<Commands> extensions = new ArrayList<>();
