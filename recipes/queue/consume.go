@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,6 +87,7 @@ type consumer struct {
 	others map[string]bool // items skipped as locked by another consumer
 	pause  time.Duration
 	again  bool      // look at the queue again at once
+	spread int       // how far apart from other consumers to start (pass)
 	next   time.Time // a delay queue's earliest item not yet due; zero if none
 
 	overBuffer bool // the last listing was larger than jute.maxbuffer
@@ -161,24 +164,8 @@ func (k *consumer) run(ctx context.Context) error {
 		k.pause = 0
 		k.next = time.Time{}
 		clear(k.others)
-		for _, name := range names {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if s := k.c().State(); s == connstate.Suspended || s == connstate.Lost {
-				k.again = true
-				break
-			}
-			if k.notDue(name) {
-				break // the rest, in time order, are later still
-			}
-			k.take(ctx, name)
-			if k.q.v == priorityQueue && k.changed(w) {
-				// A new item may come before the rest: look again
-				// (Curator's minItemsBeforeRefresh, at every item).
-				k.again = true
-				break
-			}
+		if err := k.pass(ctx, names, w); err != nil {
+			return err
 		}
 		if k.again {
 			continue
@@ -186,6 +173,118 @@ func (k *consumer) run(ctx context.Context) error {
 		if err := k.wait(ctx, w, locks); err != nil {
 			return err
 		}
+	}
+}
+
+// maxSpread bounds how far apart consumers that keep taking the same
+// items spread out (see pass).
+const maxSpread = 32
+
+// pass takes the items of one listing. A consumer alone takes them in
+// order. Consumers that run into each other (an item read, deleted or
+// locked by another meanwhile: each such collision costs a round trip)
+// spread out (plain and id queues; see spreads): a pass starts at a
+// random one of the first spread items and, after a collision, hops a
+// random number of items ahead (those passed over are tried at the end of
+// the pass); spread doubles after a pass with collisions and halves after
+// one without. The next item's
+// read is sent while the current one is taken, so that one round trip
+// carries both.
+func (k *consumer) pass(ctx context.Context, names []string, w *framework.Watcher) error {
+	order := names
+	if k.spread > 1 && len(names) > 1 {
+		r := rand.IntN(min(k.spread, len(names)))
+		order = append(slices.Clone(names[r:]), names[:r]...)
+	}
+	var pre *fetched
+	defer func() { pre.wait() }()
+	collisions := 0
+	for i := 0; i < len(order); i++ {
+		name := order[i]
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if s := k.c().State(); s == connstate.Suspended || s == connstate.Lost {
+			k.again = true
+			break
+		}
+		if k.notDue(name) {
+			break // the rest, in time order, are later still
+		}
+		cur := pre
+		pre = nil
+		if i+1 < len(order) && k.prefetchable(order[i+1]) {
+			pre = k.fetch(ctx, order[i+1])
+		}
+		if cur != nil && cur.name != name {
+			cur.wait()
+			cur = nil
+		}
+		if k.take(ctx, name, cur) == collided && k.spreads() {
+			collisions++
+			if hop := rand.IntN(min(k.spread, maxSpread) + 1); hop > 0 && i+1 < len(order) {
+				hop = min(hop, len(order)-i-1)
+				rest := order[i+1:]
+				order = append(append(order[:i+1:i+1], rest[hop:]...), rest[:hop]...)
+			}
+		}
+		if k.q.v == priorityQueue && k.changed(w) {
+			// A new item may come before the rest: look again
+			// (Curator's minItemsBeforeRefresh, at every item).
+			k.again = true
+			break
+		}
+	}
+	if collisions > 0 {
+		k.spread = min(2*max(k.spread, 1), maxSpread)
+	} else {
+		k.spread = max(k.spread/2, 1)
+	}
+	return nil
+}
+
+// spreads reports whether the queue's consumers may spread out: a plain
+// or id queue's. A priority or delay queue's are kept in their order
+// (priority, time), which spreading would break.
+func (k *consumer) spreads() bool { return k.q.v == plainQueue || k.q.v == idQueue }
+
+// prefetchable reports whether name's read may be sent ahead: not an item
+// left aside as corrupt, nor a delay queue's item not due yet.
+func (k *consumer) prefetchable(name string) bool {
+	if k.skip[name] {
+		return false
+	}
+	if k.q.v == delayQueue {
+		if at, ok := itemDue(name); ok && k.q.opts.clock.Now().Before(at) {
+			return false
+		}
+	}
+	return true
+}
+
+// fetched is an item node's read sent ahead of its take.
+type fetched struct {
+	name string
+	done chan struct{}
+	data []byte
+	st   *zk.Stat
+	err  error
+}
+
+// fetch sends the read of item name in the background.
+func (k *consumer) fetch(ctx context.Context, name string) *fetched {
+	f := &fetched{name: name, done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		f.data, f.st, f.err = k.c().Get(ctx, framework.JoinPath(k.q.path, name))
+	}()
+	return f
+}
+
+// wait waits for the read (nil: none was sent).
+func (f *fetched) wait() {
+	if f != nil {
+		<-f.done
 	}
 }
 
@@ -340,37 +439,58 @@ func watcherEnded(ctx context.Context, w *framework.Watcher) error {
 	return ErrClosed
 }
 
-// take tries to consume the item node name; what goes wrong is reported,
-// never returned: the next item is tried either way.
-func (k *consumer) take(ctx context.Context, name string) {
+// outcome is what a take came to.
+type outcome int
+
+const (
+	passed   outcome = iota // not taken: corrupt, failed, or stopping
+	taken                   // delivered (fn ran)
+	collided                // another consumer had it first
+)
+
+// take tries to consume the item node name (pre: its read, if sent
+// ahead); what goes wrong is reported, never returned: the next item is
+// tried either way.
+func (k *consumer) take(ctx context.Context, name string, pre *fetched) outcome {
 	if k.skip[name] {
-		return
+		return passed
 	}
 	if !k.q.claim(name) {
 		// Another Consume of this handle is on it; if it stops without
 		// consuming it, its lock node goes (or the item is put back).
 		k.others[name] = true
-		return
+		return collided
 	}
 	defer k.q.unclaim(name)
-	itemPath := framework.JoinPath(k.q.path, name)
-	data, st, err := k.c().Get(ctx, itemPath)
+	var (
+		data []byte
+		st   *zk.Stat
+		err  error
+	)
+	if pre != nil {
+		pre.wait()
+		data, st, err = pre.data, pre.st, pre.err
+	} else {
+		data, st, err = k.c().Get(ctx, framework.JoinPath(k.q.path, name))
+	}
 	if err != nil {
-		if !errors.Is(err, zk.ErrNoNode) && ctx.Err() == nil {
+		if errors.Is(err, zk.ErrNoNode) {
+			return collided
+		}
+		if ctx.Err() == nil {
 			k.report(fmt.Errorf("item %s: read: %w", name, err))
 		}
-		return
+		return passed
 	}
 	items, err := decodeItems(data)
 	if err != nil {
 		k.corrupt(ctx, name, data, st.Version, err)
-		return
+		return passed
 	}
 	if k.q.opts.lockPath == "" {
-		k.takeUnlocked(ctx, name, items, st.Version)
-		return
+		return k.takeUnlocked(ctx, name, items, st.Version)
 	}
-	k.takeLocked(ctx, name, data, items, st.Version)
+	return k.takeLocked(ctx, name, data, items, st.Version)
 }
 
 // corrupt parks (WithParkPath) or skips an item node that does not decode.
@@ -407,13 +527,16 @@ func (k *consumer) corrupt(ctx context.Context, name string, data []byte, versio
 
 // takeUnlocked is Curator's mode without a lock path: delete, then
 // deliver (at most once); a failed fn requeues what it did not consume.
-func (k *consumer) takeUnlocked(ctx context.Context, name string, items [][]byte, version int32) {
+func (k *consumer) takeUnlocked(ctx context.Context, name string, items [][]byte, version int32) outcome {
 	itemPath := framework.JoinPath(k.q.path, name)
 	if err := k.c().Delete(ctx, itemPath, framework.WithVersion(version)); err != nil {
-		if !errors.Is(err, zk.ErrNoNode) && !errors.Is(err, zk.ErrBadVersion) && ctx.Err() == nil {
+		if errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrBadVersion) {
+			return collided
+		}
+		if ctx.Err() == nil {
 			k.report(fmt.Errorf("item %s: delete: %w", name, err))
 		}
-		return
+		return passed
 	}
 	f := &fence{ctx: ctx, itemPath: itemPath, rest: items}
 	for i, data := range items {
@@ -424,7 +547,7 @@ func (k *consumer) takeUnlocked(ctx context.Context, name string, items [][]byte
 		if ctx.Err() == nil {
 			k.report(fmt.Errorf("item %s[%d]: %w: %w", name, i, ErrConsumer, err))
 			if k.q.opts.errorMode == Delete {
-				return
+				return taken
 			}
 		}
 		// Put back what was not consumed: the consumer failed, or it
@@ -435,16 +558,17 @@ func (k *consumer) takeUnlocked(ctx context.Context, name string, items [][]byte
 			framework.WithMode(framework.PersistentSequential)); perr != nil {
 			k.report(fmt.Errorf("item %s: requeue: %w", name, perr))
 		}
-		return
+		return taken
 	}
+	return taken
 }
 
 // takeLocked is the lock-safety mode: lock, deliver, then remove (or
 // requeue), fenced by the item node's version.
-func (k *consumer) takeLocked(ctx context.Context, name string, data []byte, items [][]byte, version int32) {
-	f, session, ok := k.lock(ctx, name, data, version)
-	if !ok {
-		return
+func (k *consumer) takeLocked(ctx context.Context, name string, data []byte, items [][]byte, version int32) outcome {
+	f, session, res := k.lock(ctx, name, data, version)
+	if res != taken {
+		return res
 	}
 	f.rest = items
 	ictx, lost := context.WithCancelCause(ctx)
@@ -469,10 +593,10 @@ func (k *consumer) takeLocked(ctx context.Context, name string, data []byte, ite
 		if err != nil {
 			k.report(fmt.Errorf("item %s[%d]: %w: %w", name, i, ErrConsumer, err))
 			k.fail(ctx, f, items[i:], session)
-			return
+			return taken
 		}
 		if f.asked.Swap(false) && !k.advanced(ctx, f, session) {
-			return
+			return taken
 		}
 	}
 	if ictx.Err() != nil {
@@ -480,15 +604,16 @@ func (k *consumer) takeLocked(ctx context.Context, name string, data []byte, ite
 			k.report(fmt.Errorf("item %s: %w", name, ErrItemLost))
 		}
 		k.unlock(ctx, f, session)
-		return
+		return taken
 	}
 	k.finish(ctx, f, nil, session)
+	return taken
 }
 
 // lock takes an item's lock: its EPHEMERAL lock node (Curator's layout)
 // and, in the same transaction, a rewrite of the item node with its own
 // data, whose new version is the fence.
-func (k *consumer) lock(ctx context.Context, name string, data []byte, version int32) (*fence, int64, bool) {
+func (k *consumer) lock(ctx context.Context, name string, data []byte, version int32) (*fence, int64, outcome) {
 	f := &fence{
 		itemPath: framework.JoinPath(k.q.path, name),
 		lockNode: framework.JoinPath(k.q.opts.lockPath, name),
@@ -501,13 +626,13 @@ func (k *consumer) lock(ctx context.Context, name string, data []byte, version i
 		framework.SetOp(f.itemPath, data, version))
 	switch {
 	case err == nil:
-		return f, session, true
+		return f, session, taken
 	case errors.Is(err, ErrDataTooLarge):
 		// No room for the rewrite: lock as Curator does, unfenced.
 		f.strong, f.version = false, version
 		_, err = k.c().Create(ctx, f.lockNode, nil, framework.WithMode(framework.Ephemeral))
 		if err == nil {
-			return f, session, true
+			return f, session, taken
 		}
 		if errors.Is(err, zk.ErrNodeExists) {
 			return k.adopt(ctx, f, name)
@@ -519,20 +644,20 @@ func (k *consumer) lock(ctx context.Context, name string, data []byte, version i
 		if err := k.q.ensure(ctx); err == nil {
 			k.again = true
 		}
-		return nil, 0, false
+		return nil, 0, passed
 	case isOpErr(err, 1, zk.ErrNoNode), isOpErr(err, 1, zk.ErrBadVersion):
-		return nil, 0, false // taken meanwhile
+		return nil, 0, collided // taken meanwhile
 	}
 	if ctx.Err() == nil {
 		k.report(fmt.Errorf("item %s: lock: %w", name, err))
 	}
-	return nil, 0, false
+	return nil, 0, passed
 }
 
 // adopt decides about a lock node found in place: another consumer's
 // (pass the item by, and look again when that lock goes), or our own,
 // made by a lock transaction whose reply was lost (take it up).
-func (k *consumer) adopt(ctx context.Context, f *fence, name string) (*fence, int64, bool) {
+func (k *consumer) adopt(ctx context.Context, f *fence, name string) (*fence, int64, outcome) {
 	session := k.c().SessionID()
 	st, err := k.c().Exists(ctx, f.lockNode)
 	if err != nil || st == nil || st.EphemeralOwner != session {
@@ -543,15 +668,15 @@ func (k *consumer) adopt(ctx context.Context, f *fence, name string) (*fence, in
 		if k.q.onPass != nil {
 			k.q.onPass(name)
 		}
-		return nil, 0, false
+		return nil, 0, collided
 	}
 	_, ist, err := k.c().Get(ctx, f.itemPath)
 	if err != nil {
 		k.unlock(ctx, f, session)
-		return nil, 0, false
+		return nil, 0, passed
 	}
 	f.version = ist.Version
-	return f, session, true
+	return f, session, taken
 }
 
 // advanced checks what the consume function's own transaction did after
