@@ -61,7 +61,7 @@ func runCacheLoads(ctx context.Context, f flags, srv *server, servers string, rt
 		}
 		for _, tree := range srv.cacheTrees {
 			loads := []func(context.Context, string, string, bench.CacheTree) (bench.CacheLoadResult, error){
-				bench.LoadOurCache, bench.LoadRawReads}
+				bench.LoadOurCache, bench.LoadOurCacheOver(1), bench.LoadRawReads}
 			if f.cacheSess > 1 {
 				loads = append(loads, bench.LoadOurCacheOver(f.cacheSess))
 			}

@@ -221,8 +221,9 @@ type CacheTable struct {
 	Rows          []CacheLoadResult `json:"rows"`
 }
 
-// LoadOurCache loads a cache of root through servers and measures it
-// (t, the tree, only for the signature shared with LoadCuratorCache).
+// LoadOurCache loads a cache of root through servers with the default
+// options and measures it (t, the tree, only for the signature shared
+// with LoadCuratorCache).
 func LoadOurCache(ctx context.Context, servers, root string, _ CacheTree) (CacheLoadResult, error) {
 	return loadOurCache(ctx, servers, root, ImplOurs)
 }
@@ -231,7 +232,11 @@ func LoadOurCache(ctx context.Context, servers, root string, _ CacheTree) (Cache
 // its rows named so.
 func LoadOurCacheOver(sessions int) func(context.Context, string, string, CacheTree) (CacheLoadResult, error) {
 	return func(ctx context.Context, servers, root string, _ CacheTree) (CacheLoadResult, error) {
-		return loadOurCache(ctx, servers, root, fmt.Sprintf("%s, %d load sessions", ImplOurs, sessions), cache.WithLoadSessions(sessions))
+		impl := fmt.Sprintf("%s, %d load sessions", ImplOurs, sessions)
+		if sessions == 1 {
+			impl = ImplOurs + ", 1 load session"
+		}
+		return loadOurCache(ctx, servers, root, impl, cache.WithLoadSessions(sessions))
 	}
 }
 
