@@ -56,10 +56,14 @@ type options struct {
 	// clock tells a delay queue's consumer the time and wakes it when
 	// the earliest item is due: the system's (tests inject theirs).
 	clock clock
+	// putListener hears each completed background put: nobody.
+	putListener func(PutEvent)
+	// putBuffer is how many background puts may wait: 1000.
+	putBuffer int
 }
 
 func defaultOptions() options {
-	return options{errorMode: Requeue, clock: systemClock{}}
+	return options{errorMode: Requeue, clock: systemClock{}, putBuffer: 1000}
 }
 
 // clock is the time as a delay queue's consumer sees it.

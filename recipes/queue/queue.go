@@ -39,6 +39,8 @@ type Queue struct {
 	idle    chan struct{} // closed when active reaches 0 after Close
 	ensured bool          // the queue (and lock) paths were made
 
+	puts *putter // the background puts (PutAsync)
+
 	onPass func(name string)     // tests: an item passed by as another's
 	onWait func(d time.Duration) // tests: a delay consumer sleeps d
 }
@@ -49,6 +51,7 @@ type Queue struct {
 // ErrInvalidPath or ErrInvalidOption.
 func New(c *framework.Client, path string, opts ...Option) *Queue {
 	q := &Queue{c: c, path: path, opts: defaultOptions(), claimed: map[string]bool{}, closeCh: make(chan struct{})}
+	q.puts = newPutter(q)
 	for _, o := range opts {
 		if o == nil {
 			q.opts.invalid = fmt.Errorf("%w: nil option", ErrInvalidOption)
@@ -137,14 +140,20 @@ func (q *Queue) PutMulti(ctx context.Context, items [][]byte) error {
 // queue's path first when it is missing; so an item the client refuses
 // (ErrDataTooLarge) writes nothing.
 func (q *Queue) create(ctx context.Context, name string, data []byte) error {
-	_, err := q.c.Create(ctx, framework.JoinPath(q.path, name), data, framework.WithMode(framework.PersistentSequential))
+	_, err := q.createNode(ctx, name, data)
+	return err
+}
+
+// createNode is create, returning the node's path.
+func (q *Queue) createNode(ctx context.Context, name string, data []byte) (string, error) {
+	p, err := q.c.Create(ctx, framework.JoinPath(q.path, name), data, framework.WithMode(framework.PersistentSequential))
 	if errors.Is(err, zk.ErrNoNode) {
 		q.setEnsured(false)
 		if err = q.ensure(ctx); err == nil {
-			_, err = q.c.Create(ctx, framework.JoinPath(q.path, name), data, framework.WithMode(framework.PersistentSequential))
+			p, err = q.c.Create(ctx, framework.JoinPath(q.path, name), data, framework.WithMode(framework.PersistentSequential))
 		}
 	}
-	return err
+	return p, err
 }
 
 func (q *Queue) setEnsured(v bool) {
@@ -179,9 +188,11 @@ func (q *Queue) ensure(ctx context.Context) error {
 // being consumed has its context cancelled and is left to be delivered
 // again: with a lock path its lock is deleted, without one what the
 // function did not consume is put back at the tail) and waits until they
-// have returned,
-// or until ctx ends (its error). Later calls fail with ErrClosed. It
-// deletes nothing: items stay in the queue. Close is idempotent.
+// have returned, or until ctx ends (its error). It writes the background
+// puts that wait (PutAsync) first, within ctx: those still waiting when
+// ctx ends fail with ErrClosed, told to the put listener and to Flush,
+// never dropped unsaid. Later calls fail with ErrClosed. It deletes
+// nothing: items stay in the queue. Close is idempotent.
 func (q *Queue) Close(ctx context.Context) error {
 	if q == nil {
 		return fmt.Errorf("queue: close: %w", ErrNilHandle)
@@ -200,6 +211,9 @@ func (q *Queue) Close(ctx context.Context) error {
 	}
 	idle := q.idle
 	q.mu.Unlock()
+	if err := q.puts.close(ctx); err != nil {
+		return q.wrap("close", err)
+	}
 	select {
 	case <-idle:
 		return nil
