@@ -12,6 +12,7 @@ import (
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/atomic"
 	"github.com/gocurator/curator/recipes/barrier"
+	"github.com/gocurator/curator/recipes/queue"
 	"github.com/gocurator/curator/recipes/shared"
 	"github.com/gocurator/curator/zktest"
 )
@@ -74,11 +75,67 @@ var waitKinds = []waitKind{
 		},
 		func(t *testing.T, c *framework.Client) bool {
 			// Leave watches one member node at a time.
-			prefix := testkit.FullPath(c, "/barrier") + "/"
-			return slices.ContainsFunc(testkit.SessionWatches(t, zkAddr, c.SessionID()), func(p string) bool {
-				return strings.HasPrefix(p, prefix)
-			})
+			return watchesUnder(t, c, "/barrier")
 		}},
+	// The queues' consumers wait for items, on the same rules; the queue
+	// lives at /barrier so that memberNodes counts what they leave.
+	{"queue consume",
+		func(context.Context, *testing.T, *framework.Client) {},
+		func(ctx context.Context, c *framework.Client) error {
+			return queue.New(c, "/barrier").Consume(ctx, acceptItem)
+		},
+		watchesBarrier},
+	{"queue consume, lock path",
+		func(context.Context, *testing.T, *framework.Client) {},
+		func(ctx context.Context, c *framework.Client) error {
+			return queue.New(c, "/barrier", queue.WithLockPath("/queue-locks")).Consume(ctx, acceptItem)
+		},
+		watchesBarrier},
+	{"simple queue take",
+		func(context.Context, *testing.T, *framework.Client) {},
+		func(ctx context.Context, c *framework.Client) error {
+			_, err := queue.NewSimple(c, "/barrier").Take(ctx)
+			return err
+		},
+		watchesBarrier},
+	{"queue sharder consume",
+		func(ctx context.Context, t *testing.T, other *framework.Client) {
+			// The shard is made by another process, beforehand.
+			s := queue.NewSharder(other, "/barrier", "/sharder-leader")
+			if err := s.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+		},
+		func(ctx context.Context, c *framework.Client) error {
+			s := queue.NewSharder(c, "/barrier", "/sharder-leader")
+			if err := s.Start(ctx); err != nil {
+				return err
+			}
+			defer func() {
+				cctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				defer cancel()
+				_ = s.Close(cctx)
+			}()
+			return s.Consume(ctx, acceptItem)
+		},
+		func(t *testing.T, c *framework.Client) bool {
+			// Its consumer watches the shard.
+			return watchesUnder(t, c, "/barrier")
+		}},
+}
+
+// acceptItem is a consume function that takes every item.
+func acceptItem(context.Context, queue.Item) error { return nil }
+
+// watchesUnder reports whether c watches a node below path.
+func watchesUnder(t *testing.T, c *framework.Client, path string) bool {
+	prefix := testkit.FullPath(c, path) + "/"
+	return slices.ContainsFunc(testkit.SessionWatches(t, zkAddr, c.SessionID()), func(p string) bool {
+		return strings.HasPrefix(p, prefix)
+	})
 }
 
 // Close of the client ends every waiter of the barriers with
@@ -183,6 +240,14 @@ func TestNilContextChangesNothing(t *testing.T) {
 		"shared.Value.Set":   func() error { return shared.NewValue(c, "/x", nil).Set(nilCtx, []byte("v")) },
 		"shared.Value.Start": func() error { return shared.NewValue(c, "/x", nil).Start(nilCtx) },
 		"shared.Count.Get":   func() error { _, err := shared.NewCount(c, "/x", 0).Get(nilCtx); return err },
+		"Queue.Consume":      func() error { return queue.New(c, "/x").Consume(nilCtx, acceptItem) },
+		"Queue.Put":          func() error { return queue.New(c, "/x").Put(nilCtx, []byte("v")) },
+		"Queue.PutAsync":     func() error { return queue.New(c, "/x").PutAsync(nilCtx, []byte("v")) },
+		"Queue.Flush":        func() error { return queue.New(c, "/x").Flush(nilCtx) },
+		"Simple.Take":        func() error { _, err := queue.NewSimple(c, "/x").Take(nilCtx); return err },
+		"Simple.Offer":       func() error { return queue.NewSimple(c, "/x").Offer(nilCtx, []byte("v")) },
+		"Sharder.Start":      func() error { return queue.NewSharder(c, "/x", "/x-leader").Start(nilCtx) },
+		"Sharder.Consume":    func() error { return queue.NewSharder(c, "/x", "/x-leader").Consume(nilCtx, acceptItem) },
 	}
 	for name, call := range calls {
 		t.Run(name, func(t *testing.T) {
