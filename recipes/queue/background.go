@@ -36,11 +36,13 @@ type PutEvent struct {
 	Err error
 }
 
-// WithPutListener sets fn to be told of each completed background put
-// (PutAsync, PutMultiAsync; Curator's getPutListenerContainer), success or
-// failure, in the order the puts were accepted. fn runs on the queue's
-// writing goroutine, which it holds up: keep it short. Put and PutMulti,
-// which return their result, are not reported.
+// WithPutListener sets fn to be told of each completed put of the Queue
+// (Curator's getPutListenerContainer), success or failure (Curator's hears
+// successes only). Background puts (PutAsync, PutMultiAsync) are told in
+// the order they were accepted, on the queue's writing goroutine, which fn
+// holds up: keep it short. A Put or PutMulti is told on its caller's
+// goroutine before it returns, so fn may run on several goroutines at
+// once when puts are made concurrently.
 func WithPutListener(fn func(PutEvent)) Option {
 	return func(o *options) {
 		if fn == nil && o.invalid == nil {
@@ -102,6 +104,19 @@ func (q *Queue) Flush(ctx context.Context) error {
 		return q.wrap("flush", err)
 	}
 	return q.wrap("flush", q.puts.flush(ctx))
+}
+
+// putDone ends a foreground put: the listener is told, the error wrapped.
+func (q *Queue) putDone(verb string, items [][]byte, created string, err error) error {
+	err = q.wrap(verb, err)
+	if fn := q.opts.putListener; fn != nil {
+		ev := PutEvent{Items: items, Err: err}
+		if err == nil {
+			ev.Name = path.Base(created)
+		}
+		fn(ev)
+	}
+	return err
 }
 
 // putter writes a Queue's background puts, one goroutine while some wait.

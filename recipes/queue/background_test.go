@@ -332,3 +332,33 @@ func TestPutAsyncBadInput(t *testing.T) {
 		t.Fatalf("/q after refused puts: %v, %v", st, err)
 	}
 }
+
+// A Put or PutMulti is told to the put listener too (as Curator's
+// foreground puts are), before it returns; a failed one with its error.
+func TestPutListenerHearsForegroundPuts(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	c := testkit.Connect(t, zkAddr, testkit.Unique(t))
+	var log putLog
+	q := queue.New(c, "/q", queue.WithPutListener(log.listen))
+	if err := q.Put(ctx, []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.PutMulti(ctx, [][]byte{[]byte("b"), []byte("c")}); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithCancel(ctx)
+	cancel()
+	putErr := q.Put(short, []byte("d"))
+	events := log.all()
+	if len(events) != 3 {
+		t.Fatalf("%d puts told, want 3", len(events))
+	}
+	names := items(t, c, "/q", "queue-")
+	if events[0].Name != names[0] || events[1].Name != names[1] || len(events[1].Items) != 2 {
+		t.Fatalf("told %+v, nodes %v", events[:2], names)
+	}
+	if putErr == nil || !errors.Is(events[2].Err, context.Canceled) || events[2].Name != "" {
+		t.Fatalf("a cancelled Put: %v, told %+v", putErr, events[2])
+	}
+}

@@ -93,6 +93,12 @@
 // Put writes one node and returns once it exists; a create whose reply is
 // lost with the connection may still have been applied, so a Put that
 // failed that way may have queued its item (at least once, as Curator's).
+// PutAsync and PutMultiAsync put in the background (Curator's default):
+// accepted into a bounded buffer, written by one goroutine, several to a
+// transaction, each its own node; Flush waits for them and returns their
+// failures, WithPutListener hears every put, and Close writes what waits
+// within its ctx and fails the rest with ErrClosed.
+//
 // An item the servers would refuse (over jute.maxbuffer,
 // framework.WithJuteMaxBuffer) fails with ErrDataTooLarge and writes
 // nothing. A node that does not decode (a wrong version word, a truncated

@@ -30,7 +30,7 @@ func ExampleQueue_PutAsync() {
 				log.Printf("put %q: %v", ev.Items, ev.Err)
 				return
 			}
-			done++ // the listener runs on one goroutine, in order
+			done++ // background puts are told on one goroutine, in order
 		}))
 	defer q.Close(ctx) // writes what still waits
 	for i := range 10 {

@@ -119,7 +119,9 @@ func (q *Queue) Put(ctx context.Context, item []byte) error {
 	if err := q.check(ctx, "put"); err != nil {
 		return err
 	}
-	return q.wrap("put", q.create(ctx, itemPrefix, encodeItems([][]byte{item})))
+	items := [][]byte{item}
+	created, err := q.createNode(ctx, itemPrefix, encodeItems(items))
+	return q.putDone("put", items, created, err)
 }
 
 // PutMulti adds items as one node (Curator's putMulti): consumers get them
@@ -133,7 +135,8 @@ func (q *Queue) PutMulti(ctx context.Context, items [][]byte) error {
 	if len(items) == 0 {
 		return q.wrap("put multi", fmt.Errorf("%w: no items", ErrInvalidOption))
 	}
-	return q.wrap("put multi", q.create(ctx, itemPrefix, encodeItems(items)))
+	created, err := q.createNode(ctx, itemPrefix, encodeItems(items))
+	return q.putDone("put multi", items, created, err)
 }
 
 // create makes one item node named name (before the sequence), and the
