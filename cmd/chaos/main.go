@@ -1,8 +1,8 @@
 // Command chaos runs gocurator's fault-tolerance proof (package chaos): the
 // lock recipes against a three-node ZooKeeper ensemble under faults (silent
 // partitions and cuts timed to land on grants included), by clients of the
-// standard and of the session error policy, and gocurator exec under lock
-// loss. It prints the report, writes it to -report when given, and exits 1
+// standard and of the session error policy, the queues (consumer processes
+// killed with SIGKILL), and gocurator exec under lock loss. It prints the report, writes it to -report when given, and exits 1
 // on any violation. Run it from within the repository: it builds gocurator.
 //
 //	go run ./cmd/chaos -duration 30m -report chaos-report.txt

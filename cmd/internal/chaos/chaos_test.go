@@ -18,7 +18,10 @@ import (
 // member of its round is still in (members cut while in Leave included),
 // and no node of recipes/node on the server after its Close returned nil
 // (closed from the Recreating listener, or with the Start or the Close
-// abandoned at its ctx's end).
+// abandoned at its ctx's end); and the queues: every acknowledged put
+// consumed exactly once by fenced consumers (in-process ones and consumer
+// processes killed with SIGKILL), no simple-queue item taken twice, both
+// queues drained at the end.
 func TestChaosShort(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
@@ -66,6 +69,12 @@ func TestChaosShort(t *testing.T) {
 	}
 	if rep.Barrier.CutLeaves == 0 {
 		t.Errorf("no member cut while in Leave: %+v", rep.Barrier)
+	}
+	for _, wl := range Workloads {
+		q := rep.Queue
+		if q.Consumed[wl] == q.ByProcess[wl] || q.ByProcess[wl] == 0 || q.Kills[wl] == 0 || q.Taken[wl] == 0 {
+			t.Errorf("%s: queue workloads: no item consumed in process or by a process, or no process killed: %+v", wl, q)
+		}
 	}
 	if rep.Exec.Beats == 0 {
 		t.Errorf("no heartbeat of an exec tree: %+v", rep.Exec)

@@ -1,5 +1,5 @@
 // Package chaos is gocurator's fault-tolerance proof: it runs the mutex,
-// semaphore, read/write lock and election recipes, and gocurator exec,
+// semaphore, read/write lock, election and queue recipes, and gocurator exec,
 // against a three-node ZooKeeper ensemble while it kills, stops and
 // restarts servers, partitions clients (loudly with zktest.Proxy.Cut,
 // silently with zktest.Proxy.BlackHole, and with cuts timed to land on
@@ -74,7 +74,12 @@
 //     reconnect while the lowest member had not left);
 //   - abandoned writes, on the server two session timeouts after a Node's
 //     Close returned nil: its node is not there (no ghost member or
-//     instance made by a create that landed after the caller moved on).
+//     instance made by a create that landed after the caller moved on);
+//   - the queues, on the server at the end: every acknowledged put has
+//     exactly one done marker (a failed put at most one), and once the
+//     producers stop the consumers drain both queues; no simple-queue item
+//     is taken twice (at most once; see simpleTwiceKnown) or was never
+//     offered.
 //
 // Run adds the end-state checks: once workers have stopped and every fault is
 // healed, no lock, lease, gate, heartbeat, double-barrier member or Node

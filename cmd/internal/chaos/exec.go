@@ -45,13 +45,14 @@ const execTree = `"$CHAOS_BEAT" -zk "$CHAOS_ZK" -parent "$CHAOS_BEATS" -role bg 
 sh -c 'trap "" TERM; "$CHAOS_BEAT" -zk "$CHAOS_ZK" -parent "$CHAOS_BEATS" -role nested -ignore-term'
 wait`
 
-// tools are gocurator and the beat writer, built into a directory of
+// tools are gocurator, the beat writer and the queue consumer, built into a directory of
 // their own by one go build (the import paths resolve from anywhere in the
 // repository, through its go.work or the tools module).
 type tools struct {
 	done            chan struct{}
 	dir             string
 	gocurator, beat string
+	qconsume        string // the queue workload's consumer process
 	err             error
 }
 
@@ -67,12 +68,14 @@ func buildTools(ctx context.Context) *tools {
 		// The go on PATH: the one running the tests (go test puts its
 		// GOROOT/bin first).
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", t.dir+string(os.PathSeparator),
-			"github.com/gocurator/curator/cmd/gocurator", "github.com/gocurator/curator/cmd/internal/chaos/beat")
+			"github.com/gocurator/curator/cmd/gocurator", "github.com/gocurator/curator/cmd/internal/chaos/beat",
+			"github.com/gocurator/curator/cmd/internal/chaos/qconsume")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.err = fmt.Errorf("chaos: build gocurator and beat: %v: %s", err, out)
+			t.err = fmt.Errorf("chaos: build gocurator, beat and qconsume: %v: %s", err, out)
 			return
 		}
 		t.gocurator, t.beat = filepath.Join(t.dir, "gocurator"), filepath.Join(t.dir, "beat")
+		t.qconsume = filepath.Join(t.dir, "qconsume")
 	}()
 	return t
 }

@@ -36,9 +36,13 @@ type Report struct {
 	Counter   CounterStats // counter.go
 	Barrier   BarrierStats // doublebarrier.go
 	Ghost     GhostStats   // ghost.go
+	Queue     QueueStats   // queuework.go
 
 	Violations []Violation
-	EndChecks  []EndCheck
+	// Known are violations of known defects, reported but not failing
+	// the run (OK): see simpleTwiceKnown.
+	Known     []Violation
+	EndChecks []EndCheck
 }
 
 // GrantCutStats sums up the timed cuts of the cut-grant fault.
@@ -238,6 +242,7 @@ func (r Report) String() string {
 		x.Survivors, x.Hung, strings.Join(exits, " "), formatMap(x.ExitCodes, nil))
 	r.writeCounterBarrier(&b)
 	r.writeGhosts(&b)
+	r.writeQueues(&b)
 	byKind := map[string]int{}
 	byWorkload := map[string]int{}
 	for _, v := range r.Violations {
@@ -248,7 +253,7 @@ func (r Report) String() string {
 	}
 	fmt.Fprintf(&b, "  violations:        %d: %s\n", len(r.Violations), formatMap(byKind, []string{
 		ViolationMutex, ViolationLeader, ViolationSemaphore, ViolationRWLock, ViolationFencing, ViolationProgress, ViolationEndState,
-		ViolationHeldSuspended, ViolationExec, ViolationCounter, ViolationBarrier}))
+		ViolationHeldSuspended, ViolationExec, ViolationCounter, ViolationBarrier, ViolationQueue, ViolationSimpleQueue, ViolationSimpleTwice}))
 	fmt.Fprintf(&b, "    by workload:     %s\n", formatMap(byWorkload, Workloads))
 	for _, w := range Workloads {
 		if o, ok := r.Overlaps[w]; ok {
@@ -258,6 +263,12 @@ func (r Report) String() string {
 	}
 	for _, v := range r.Violations {
 		fmt.Fprintf(&b, "    %s\n", v)
+	}
+	if len(r.Known) > 0 {
+		fmt.Fprintf(&b, "  known defects:     %d (not failing the run; see simpleTwiceKnown in cmd/internal/chaos/queue.go)\n", len(r.Known))
+		for _, v := range r.Known {
+			fmt.Fprintf(&b, "    %s\n", v)
+		}
 	}
 	fmt.Fprintf(&b, "  longest stall:     %v between a workload's mutex acquisitions\n", r.LongestStall.Round(time.Millisecond))
 	var worst time.Duration

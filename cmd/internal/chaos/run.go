@@ -141,6 +141,11 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	defer x.close()
 
 	start := time.Now()
+	queues, err := newQueueRunner(ctx, cfg, start, ens, tools)
+	if err != nil {
+		return rep, err
+	}
+	defer queues.close()
 	rec := newRecorder(start, Workloads...)
 	in.rec, x.rec = rec, rec
 	wctx, stopWorkers := context.WithCancel(context.Background())
@@ -210,10 +215,14 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			}()
 		}
 	}
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		x.run(wctx)
+	}()
+	go func() {
+		defer wg.Done()
+		queues.run(wctx, in.clients, in.workloads, in.observer)
 	}()
 	counters, barriers := newCounterRunner(cfg.Logf), newBarrierRunner(start)
 	in.leaving = barriers.leaving
@@ -250,8 +259,11 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	var gvs []Violation
 	rep.Ghost, gvs = ghosts.stats()
 	bvs = append(bvs, gvs...)
-	rep.Violations = append(append(rep.Violations, cvs...), bvs...)
-	rep.EndChecks = endState(in)
+	var qvs []Violation
+	var qend EndCheck
+	rep.Queue, qvs, rep.Known, qend = queues.check(context.Background(), in.observer)
+	rep.Violations = append(append(append(rep.Violations, cvs...), bvs...), qvs...)
+	rep.EndChecks = append(endState(in), qend)
 	for _, c := range rep.EndChecks {
 		if !c.OK {
 			rep.Violations = append(rep.Violations, Violation{Kind: ViolationEndState, At: time.Since(start), Detail: c.Name + ": " + c.Detail})
