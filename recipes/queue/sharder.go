@@ -46,8 +46,6 @@ type Sharder struct {
 	latch     *leader.Latch
 	cancel    context.CancelFunc // ends the monitor
 	done      chan struct{}      // closed when the monitor has returned
-	active    int                // Consume calls running
-	idle      chan struct{}      // closed when active reaches 0 after Close
 
 	onCheck func() // tests: a threshold check has ended
 }
@@ -423,10 +421,7 @@ func (s *Sharder) preferredPaths() []string {
 
 // Put adds item to a shard Queue picks, as Queue.Put.
 func (s *Sharder) Put(ctx context.Context, item []byte) error {
-	if err := s.check(ctx, "put", started); err != nil {
-		return err
-	}
-	q, err := s.Queue()
+	q, err := s.pick(ctx, "put")
 	if err != nil {
 		return err
 	}
@@ -436,14 +431,19 @@ func (s *Sharder) Put(ctx context.Context, item []byte) error {
 // PutMulti adds items as one node to a shard Queue picks, as
 // Queue.PutMulti.
 func (s *Sharder) PutMulti(ctx context.Context, items [][]byte) error {
-	if err := s.check(ctx, "put multi", started); err != nil {
-		return err
-	}
-	q, err := s.Queue()
+	q, err := s.pick(ctx, "put multi")
 	if err != nil {
 		return err
 	}
 	return q.PutMulti(ctx, items)
+}
+
+// pick is Queue for a call that has a ctx.
+func (s *Sharder) pick(ctx context.Context, verb string) (*Queue, error) {
+	if err := s.check(ctx, verb, started); err != nil {
+		return nil, err
+	}
+	return s.Queue()
 }
 
 // ShardCount returns the number of shards the sharder knows (Curator's
@@ -491,10 +491,6 @@ func (s *Sharder) Consume(ctx context.Context, fn func(ctx context.Context, it I
 	if fn == nil {
 		return s.wrap("consume", fmt.Errorf("%w: nil consume function", ErrInvalidOption))
 	}
-	if !s.enter() {
-		return s.wrap("consume", ErrClosed)
-	}
-	defer s.leave()
 	g, gctx := errgroup.WithContext(ctx)
 	err := s.consumeShards(gctx, g, fn)
 	if gerr := g.Wait(); gerr != nil && (err == nil || errors.Is(err, context.Canceled)) {
@@ -537,29 +533,11 @@ func (s *Sharder) consumeShards(ctx context.Context, g *errgroup.Group, fn func(
 	}
 }
 
-func (s *Sharder) enter() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.state == closed {
-		return false
-	}
-	s.active++
-	return true
-}
-
-func (s *Sharder) leave() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.active--
-	if s.active == 0 && s.state == closed {
-		close(s.idle)
-	}
-}
-
 // Close stops the threshold checks, ends the sharder's candidacy (its
 // latch node is deleted), closes every shard's Queue (their consumers end
 // with ErrClosed, background puts are flushed within ctx) and waits, within
-// ctx, until every Consume has returned. It deletes no shard. Later calls
+// ctx, until the shards' consumers have returned (a Consume returns
+// ErrClosed once they have). It deletes no shard. Later calls
 // fail with ErrClosed; Close is idempotent, and closes an unstarted
 // sharder for good.
 func (s *Sharder) Close(ctx context.Context) error {
@@ -572,13 +550,9 @@ func (s *Sharder) Close(ctx context.Context) error {
 	s.mu.Lock()
 	if s.state != closed {
 		s.state = closed
-		s.idle = make(chan struct{})
-		if s.active == 0 {
-			close(s.idle)
-		}
 		s.changed.Close()
 	}
-	idle, latch, cancel := s.idle, s.latch, s.cancel
+	latch, cancel := s.latch, s.cancel
 	shards := make([]*Queue, 0, len(s.shards))
 	for _, q := range s.shards {
 		shards = append(shards, q)
@@ -602,11 +576,6 @@ func (s *Sharder) Close(ctx context.Context) error {
 		case <-ctx.Done():
 			errs = append(errs, ctx.Err())
 		}
-	}
-	select {
-	case <-idle:
-	case <-ctx.Done():
-		errs = append(errs, ctx.Err())
 	}
 	return s.wrap("close", errors.Join(errs...))
 }

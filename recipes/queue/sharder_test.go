@@ -385,8 +385,8 @@ func TestInteropSharder(t *testing.T) {
 	javaPaths := func(id string) []string { return strings.Split(java.MustDo("qspaths "+id), ",") }
 
 	// Java first: it makes the first shard and leads; its checks run
-	// every 100 ms and add a shard at 3 items, up to 3.
-	java.MustDo(fmt.Sprintf("qsharder j %s %s 3 100 3 -", jobs, lead))
+	// every 100 ms and add a shard at 3 items, up to 2.
+	java.MustDo(fmt.Sprintf("qsharder j %s %s 3 100 2 -", jobs, lead))
 	t.Cleanup(func() { _, _ = java.Do("qsclose j") })
 	first := javaPaths("j")
 	if len(first) != 1 || !strings.HasPrefix(path.Base(first[0]), "queue-") {

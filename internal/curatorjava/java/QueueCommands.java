@@ -71,7 +71,8 @@ final class QueueCommands implements Driver.Commands {
         this.d = d;
     }
 
-    private static final QueueSerializer<byte[]> RAW = new QueueSerializer<byte[]>() {
+    /** Items as they are: bytes (SharderCommands uses it too). */
+    static final QueueSerializer<byte[]> RAW = new QueueSerializer<byte[]>() {
         @Override
         public byte[] serialize(byte[] item) {
             return item;

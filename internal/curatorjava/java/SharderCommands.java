@@ -11,7 +11,6 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.queue.DistributedQueue;
 import org.apache.curator.framework.recipes.queue.QueueBuilder;
 import org.apache.curator.framework.recipes.queue.QueueConsumer;
-import org.apache.curator.framework.recipes.queue.QueueSerializer;
 import org.apache.curator.framework.recipes.queue.QueueSharder;
 import org.apache.curator.framework.recipes.queue.QueueSharderPolicies;
 import org.apache.curator.framework.state.ConnectionState;
@@ -38,18 +37,6 @@ final class SharderCommands implements Driver.Commands {
     SharderCommands(Driver d) {
         this.d = d;
     }
-
-    private static final QueueSerializer<byte[]> RAW = new QueueSerializer<byte[]>() {
-        @Override
-        public byte[] serialize(byte[] item) {
-            return item;
-        }
-
-        @Override
-        public byte[] deserialize(byte[] bytes) {
-            return bytes;
-        }
-    };
 
     private QueueConsumer<byte[]> consumer(final String id, String spec) {
         if (spec.equals("-")) {
@@ -86,7 +73,7 @@ final class SharderCommands implements Driver.Commands {
                         .maxQueues(Integer.parseInt(a[6]))
                         .build();
                 QueueSharder<byte[], DistributedQueue<byte[]>> s = new QueueSharder<>(d.client(),
-                        (client, path) -> QueueBuilder.builder(client, consumer, RAW, path).buildQueue(),
+                        (client, path) -> QueueBuilder.builder(client, consumer, QueueCommands.RAW, path).buildQueue(),
                         a[2], a[3], policies);
                 s.start();
                 sharders.put(a[1], s);
