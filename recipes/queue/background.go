@@ -40,9 +40,10 @@ type PutEvent struct {
 // (Curator's getPutListenerContainer), success or failure (Curator's hears
 // successes only). Background puts (PutAsync, PutMultiAsync) are told in
 // the order they were accepted, on the queue's writing goroutine, which fn
-// holds up: keep it short. A Put or PutMulti is told on its caller's
-// goroutine before it returns, so fn may run on several goroutines at
-// once when puts are made concurrently.
+// holds up: keep it short. A Queue's Put or PutMulti is told on its
+// caller's goroutine before it returns, so fn may run on several
+// goroutines at once when puts are made concurrently. The puts of the id,
+// priority and delay queues are not told.
 func WithPutListener(fn func(PutEvent)) Option {
 	return func(o *options) {
 		if fn == nil && o.invalid == nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/curatorjava"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/queue"
 	"github.com/gocurator/curator/zktest"
@@ -360,5 +361,35 @@ func TestPutListenerHearsForegroundPuts(t *testing.T) {
 	}
 	if putErr == nil || !errors.Is(events[2].Err, context.Canceled) || events[2].Name != "" {
 		t.Fatalf("a cancelled Put: %v, told %+v", putErr, events[2])
+	}
+}
+
+// Curator 5.4 consumes background puts, batched or not, in the order they
+// were accepted: each is a node as Put makes it.
+func TestInteropPutAsyncJavaConsumes(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	path := "/interop/" + testkit.Unique(t) + "/q"
+	java := curatorjava.StartDriver(t, zkAddr)
+	c := testkit.Connect(t, zkAddr, "")
+	q := queue.New(c, path)
+	t.Cleanup(func() { _ = q.Close(ctx) })
+	var want []string
+	for i := range 30 {
+		want = append(want, fmt.Sprint("async", i))
+		if err := q.PutAsync(ctx, []byte(want[i])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.PutMultiAsync(ctx, [][]byte{[]byte("m1"), []byte("m2")}); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, "m1", "m2")
+	if err := q.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	java.MustDo(fmt.Sprintf("dqconsumer k %s - ok", path))
+	if got := javaItems(t, java, "k", len(want)); !slices.Equal(got, want) {
+		t.Fatalf("Java consumed %v, want %v", got, want)
 	}
 }
