@@ -69,3 +69,7 @@ func Leads(s *Sharder) bool {
 	defer s.mu.Unlock()
 	return s.latch.HasLeadership()
 }
+
+// BeforeAdd sets a hook called when s, leading, is about to add a shard;
+// call it before Start.
+func BeforeAdd(s *Sharder, fn func()) { s.beforeAdd = fn }

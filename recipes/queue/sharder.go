@@ -47,7 +47,8 @@ type Sharder struct {
 	cancel    context.CancelFunc // ends the monitor
 	done      chan struct{}      // closed when the monitor has returned
 
-	onCheck func() // tests: a threshold check has ended
+	onCheck   func() // tests: a threshold check has ended
+	beforeAdd func() // tests: the leader is about to add a shard
 }
 
 type sharderState int
@@ -386,6 +387,9 @@ func (s *Sharder) checkThreshold(ctx context.Context) {
 		return
 	}
 	s.log.Info("adding a shard: one passed the threshold", zap.Int("size", size), zap.Int("threshold", s.opts.threshold))
+	if s.beforeAdd != nil {
+		s.beforeAdd()
+	}
 	p := s.newShardPath()
 	if _, err := t.FencedMulti(ctx, framework.CreateOp(p, nil, framework.Persistent)); err != nil {
 		s.log.Warn("adding a shard", zap.Error(err))

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -206,6 +207,59 @@ func TestSharderLeaderChangeAddsNoDuplicate(t *testing.T) {
 	other.check(t)
 	if got := shardNames(t, c2, "/jobs"); !slices.Equal(got, names) {
 		t.Fatalf("shards %v after the leader change, want %v", got, names)
+	}
+}
+
+// A leader deposed between its decision and its write adds no shard: the
+// shard is made behind its term's fence (its latch node must exist). Here
+// its latch node is deleted by another client at that very moment, before
+// the leader has heard of it.
+func TestSharderDeposedLeaderAddsNoShard(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	c := testkit.Connect(t, zkAddr, ns)
+	other := testkit.Connect(t, zkAddr, ns)
+	var depose atomic.Bool
+	depose.Store(true)
+	s := &testSharder{
+		Sharder: queue.NewSharder(c, "/jobs", "/leader", queue.WithThresholdCheck(time.Hour), queue.WithNewQueueThreshold(1)),
+		clk:     newFakeClock(time.Now()),
+		checks:  make(chan struct{}, 100),
+	}
+	queue.SetSharderClock(s.Sharder, s.clk)
+	queue.OnCheck(s.Sharder, func() { s.checks <- struct{}{} })
+	queue.BeforeAdd(s.Sharder, func() {
+		if !depose.Load() {
+			return
+		}
+		for _, n := range testkit.Children(t, other, "/leader") {
+			if err := other.Delete(testkit.Ctx(t), "/leader/"+n); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	if err := s.Start(testkit.Ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(testkit.Ctx(t)); err != nil {
+			t.Error(err)
+		}
+	})
+	testkit.Eventually(t, "the sharder leading", func() bool { return queue.Leads(s.Sharder) })
+	fill(t, c, s.ShardPaths()[0], 1)
+	s.check(t)
+	if names := shardNames(t, c, "/jobs"); len(names) != 1 {
+		t.Fatalf("shards %v after a deposed leader's check, want 1", names)
+	}
+	// It leads again (a new node), and its next check adds the shard.
+	depose.Store(false)
+	testkit.Eventually(t, "the sharder leading again", func() bool {
+		return queue.Leads(s.Sharder) && len(testkit.Children(t, other, "/leader")) == 1
+	})
+	s.check(t)
+	if names := shardNames(t, c, "/jobs"); len(names) != 2 {
+		t.Fatalf("shards %v after the leader's check, want 2", names)
 	}
 }
 
