@@ -233,8 +233,8 @@ func (p *putter) take() []*pendingPut {
 
 // writeBatch writes the batch's nodes: one create for one put, one
 // transaction of creates for several (each put its own node, as Put
-// makes it). When the servers refuse the transaction, each put is written
-// alone, so one bad put fails alone. After Close gave up, the puts fail
+// makes it). When the servers (or the client, for its size) refuse the
+// transaction, each put is written alone, so one bad put fails alone. After Close gave up, the puts fail
 // with ErrClosed.
 func (p *putter) writeBatch(batch []*pendingPut) ([]string, []error) {
 	names, errs := make([]string, len(batch)), make([]error, len(batch))
@@ -247,7 +247,7 @@ func (p *putter) writeBatch(batch []*pendingPut) ([]string, []error) {
 	if len(batch) > 1 {
 		res, err := p.multi(batch)
 		var te *framework.TransactionError
-		if err == nil || !errors.As(err, &te) {
+		if err == nil || (!errors.As(err, &te) && !errors.Is(err, ErrDataTooLarge)) {
 			for i := range batch {
 				if err != nil {
 					errs[i] = p.closedErr(err)

@@ -232,9 +232,6 @@ func (s *Sharder) Start(ctx context.Context) error {
 	if err := s.check(ctx, "start", latent); err != nil {
 		return err
 	}
-	if _, err := s.c.Create(ctx, s.path, nil, framework.WithMode(framework.Container), framework.CreatingParentContainers()); err != nil && !errors.Is(err, zk.ErrNodeExists) {
-		return s.wrap("start", err)
-	}
 	if err := s.first(ctx); err != nil {
 		return s.wrap("start", err)
 	}
@@ -244,8 +241,11 @@ func (s *Sharder) Start(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state != latent {
+	if s.state != latent { // a Start or Close meanwhile
 		w.Close()
+		if s.state == closed {
+			return s.wrap("start", ErrClosed)
+		}
 		return s.wrap("start", fmt.Errorf("%w: started twice", ErrInvalidOption))
 	}
 	s.state = started
@@ -256,17 +256,28 @@ func (s *Sharder) Start(ctx context.Context) error {
 	return nil
 }
 
-// first lists the shards, and makes one when there is none. The first
-// shard is made in a transaction with a versioned write of the path's own
-// data (unchanged), so that of several sharders starting on an empty path
-// one makes it (Curator's each make one).
+// first makes the sharder's path, lists the shards, and makes one when
+// there is none. The first shard is made in a transaction with a
+// versioned write of the path's own data (unchanged), so that of several
+// sharders starting on an empty path one makes it (Curator's each make
+// one). The path, a container, may be reaped by the server until it has a
+// shard: then it is made again.
 func (s *Sharder) first(ctx context.Context) error {
 	for {
+		if _, err := s.c.Create(ctx, s.path, nil, framework.WithMode(framework.Container), framework.CreatingParentContainers()); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return err
+		}
 		data, st, err := s.c.Get(ctx, s.path)
+		if errors.Is(err, zk.ErrNoNode) {
+			continue
+		}
 		if err != nil {
 			return err
 		}
 		names, _, err := s.c.Children(ctx, s.path)
+		if errors.Is(err, zk.ErrNoNode) {
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -277,7 +288,9 @@ func (s *Sharder) first(ctx context.Context) error {
 		_, err = s.c.Multi(ctx,
 			framework.SetOp(s.path, data, st.Version),
 			framework.CreateOp(s.newShardPath(), nil, framework.Persistent))
-		if err != nil && !errors.Is(err, zk.ErrBadVersion) && !errors.Is(err, zk.ErrNodeExists) {
+		// BadVersion: another made it (or our own lost reply's first
+		// try did); NoNode: the path was reaped. Look again.
+		if err != nil && !errors.Is(err, zk.ErrBadVersion) && !errors.Is(err, zk.ErrNoNode) && !errors.Is(err, zk.ErrNodeExists) {
 			return err
 		}
 	}
