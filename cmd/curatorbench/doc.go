@@ -17,6 +17,7 @@
 //	go run ./cmd/curatorbench -cache -rtt 0.5ms,2ms -rounds 3
 //	go run ./cmd/curatorbench -discovery -rtt 0.5ms,2ms -rounds 5
 //	go run ./cmd/curatorbench -atomic -rtt 2ms -rounds 5
+//	go run ./cmd/curatorbench -queue -rtt 2ms -rounds 5
 //
 // docs/benchmarks.md explains every column and holds the latest figures.
 //
@@ -57,6 +58,15 @@
 // sides, the counter read back), and the mean round time of a double
 // barrier of as many members over -atomic-rounds rounds (recipes/barrier
 // next to DistributedDoubleBarrier), run by CountersBench.java.
+//
+// -queue replaces it with the queue rows of issue 34, at every -rtt:
+// -queue-producers producers and -queue-consumers consumers (a session
+// each) moving -queue-items items per producer through recipes/queue's
+// Queue (without and with a lock path) and Simple, next to Curator 5.4's
+// DistributedQueue and SimpleDistributedQueue (QueueBench.java): items per
+// second, put-to-consume latency p50 and p99 (the put's time carried in the
+// item), a consumer's round trips per item and the server's requests per
+// item (mntr).
 //
 // # The network
 //

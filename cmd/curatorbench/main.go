@@ -53,6 +53,7 @@ type flags struct {
 	cacheSess    int
 	disc         discoveryFlags
 	atomic       atomicFlags
+	queue        queueFlags
 	cpuProfile   string
 	serverHeapMB int
 	zkWarmup     time.Duration
@@ -98,6 +99,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.IntVar(&f.cacheSess, "cache-sessions", 4, "cache: also load with cache.WithLoadSessions(n), a row of its own (1: no such row)")
 	f.disc.define(fs)
 	f.atomic.define(fs)
+	f.queue.define(fs)
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of this process to this file")
 	fs.StringVar(&f.replay, "replay", "", "measure nothing: print the report of an earlier -json file (and draw its -plot)")
 	fs.Usage = func() {
@@ -121,6 +123,9 @@ func parseFlags(args []string) (flags, error) {
 		return f, err
 	}
 	if err := checkAtomic(&f); err != nil {
+		return f, err
+	}
+	if err := checkQueue(&f); err != nil {
 		return f, err
 	}
 	if f.rtts, err = parseRTTs(rtts); err != nil {
@@ -478,7 +483,7 @@ func runAll(ctx context.Context, f flags, srv *server, rep *bench.Report, logf f
 		}
 		srv.cacheTrees = trees
 	}
-	if !f.scale && !f.watch && !f.cache && !f.disc.on && !f.atomic.on {
+	if !f.scale && !f.watch && !f.cache && !f.disc.on && !f.atomic.on && !f.queue.on {
 		runs := 0
 		for _, rtt := range f.rtts {
 			plan := bench.Plan{Peers: f.peers, Curator: curatorOK}
@@ -541,6 +546,9 @@ func runRTT(ctx context.Context, f flags, srv *server, names []string, rtt time.
 	}
 	if f.atomic.on {
 		return runAtomic(ctx, f, servers, rtt, measured, curatorOK, rep, logf)
+	}
+	if f.queue.on {
+		return runQueue(ctx, f, srv, servers, rtt, measured, curatorOK, rep, logf)
 	}
 	if f.watch || f.cache {
 		if f.watch {

@@ -16,26 +16,22 @@ func printReport(w io.Writer, f flags, rep *bench.Report) {
 		printScale(w, rep.Scale)
 		return
 	}
-	if rep.Atomic != nil {
-		fmt.Fprintf(w, "# %s\n", rep.Settings.Command)
-		bench.WriteAtomic(w, rep.Settings.Rounds, rep.Atomic)
-		for _, s := range rep.Skipped {
-			fmt.Fprintln(w, s)
-		}
-		return
+	// The runs that replace the lock table: the command, their tables,
+	// what was skipped.
+	var rows func()
+	switch {
+	case rep.Atomic != nil:
+		rows = func() { bench.WriteAtomic(w, rep.Settings.Rounds, rep.Atomic) }
+	case rep.Queue != nil:
+		rows = func() { bench.WriteQueue(w, rep.Settings.Rounds, rep.Queue) }
+	case rep.Discovery != nil:
+		rows = func() { bench.WriteDiscovery(w, rep.Settings.Rounds, rep.Discovery) }
+	case rep.Settings.Watch != nil || len(rep.Settings.CacheTrees) > 0:
+		rows = func() { printWatch(w, rep); printCache(w, rep) }
 	}
-	if rep.Discovery != nil {
+	if rows != nil {
 		fmt.Fprintf(w, "# %s\n", rep.Settings.Command)
-		bench.WriteDiscovery(w, rep.Settings.Rounds, rep.Discovery)
-		for _, s := range rep.Skipped {
-			fmt.Fprintln(w, s)
-		}
-		return
-	}
-	if rep.Settings.Watch != nil || len(rep.Settings.CacheTrees) > 0 {
-		fmt.Fprintf(w, "# %s\n", rep.Settings.Command)
-		printWatch(w, rep)
-		printCache(w, rep)
+		rows()
 		for _, s := range rep.Skipped {
 			fmt.Fprintln(w, s)
 		}

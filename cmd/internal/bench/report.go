@@ -18,6 +18,8 @@ type Report struct {
 	Discovery *DiscoveryReport `json:"discovery,omitempty"`
 	// Atomic holds the atomic counter and double barrier rows (-atomic).
 	Atomic *AtomicReport `json:"atomic,omitempty"`
+	// Queue holds the queue rows (-queue).
+	Queue *QueueReport `json:"queue,omitempty"`
 	// Watch holds the watch-delivery rows of every round-trip time (-watch).
 	Watch []WatchTable `json:"watch,omitempty"`
 	// Cache holds the cache load rows of every round-trip time (-cache).

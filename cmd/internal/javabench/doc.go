@@ -15,6 +15,10 @@
 // that reports when it saw each change, or, in its load mode, a
 // CuratorCache's initial load time and retained heap.
 //
+// [RunCounters], [RunDiscovery] and [RunQueue] run the one-shot benchmarks
+// of curatorbench -atomic, -discovery and -queue (CountersBench.java,
+// DiscoveryBench.java, QueueBench.java), each printing one JSON line.
+//
 // The requirements (a JDK and the Debian packages of Curator 5) are those
 // of internal/curatorjava; its errors wrap curatorjava.ErrNotInstalled when
 // they are missing.
