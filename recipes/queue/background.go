@@ -233,9 +233,11 @@ func (p *putter) take() []*pendingPut {
 
 // writeBatch writes the batch's nodes: one create for one put, one
 // transaction of creates for several (each put its own node, as Put
-// makes it). When the servers (or the client, for its size) refuse the
-// transaction, each put is written alone, so one bad put fails alone. After Close gave up, the puts fail
-// with ErrClosed.
+// makes it). A refused transaction fails all its puts with its error:
+// what refuses one of them refuses them all (the queue's path, the
+// connection), as no put of a batch is large enough to be refused alone
+// (one over half jute.maxbuffer is a batch of its own). After Close gave
+// up, the puts fail with ErrClosed.
 func (p *putter) writeBatch(batch []*pendingPut) ([]string, []error) {
 	names, errs := make([]string, len(batch)), make([]error, len(batch))
 	if p.ctx.Err() != nil {
@@ -244,25 +246,20 @@ func (p *putter) writeBatch(batch []*pendingPut) ([]string, []error) {
 		}
 		return names, errs
 	}
-	if len(batch) > 1 {
-		res, err := p.multi(batch)
-		var te *framework.TransactionError
-		if err == nil || (!errors.As(err, &te) && !errors.Is(err, ErrDataTooLarge)) {
-			for i := range batch {
-				if err != nil {
-					errs[i] = p.closedErr(err)
-				} else {
-					names[i] = path.Base(res[i].String)
-				}
-			}
-			return names, errs
+	if len(batch) == 1 {
+		created, err := p.q.createNode(p.ctx, itemPrefix, batch[0].data)
+		if err == nil {
+			names[0] = path.Base(created)
 		}
+		errs[0] = p.closedErr(err)
+		return names, errs
 	}
-	for i, b := range batch {
-		created, err := p.q.createNode(p.ctx, itemPrefix, b.data)
-		names[i], errs[i] = path.Base(created), p.closedErr(err)
+	res, err := p.multi(batch)
+	for i := range batch {
 		if err != nil {
-			names[i] = ""
+			errs[i] = p.closedErr(err)
+		} else {
+			names[i] = path.Base(res[i].String)
 		}
 	}
 	return names, errs

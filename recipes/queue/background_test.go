@@ -393,3 +393,47 @@ func TestInteropPutAsyncJavaConsumes(t *testing.T) {
 		t.Fatalf("Java consumed %v, want %v", got, want)
 	}
 }
+
+// A put that cannot be written fails alone: one too large to share a
+// transaction is written in one of its own, and the puts waiting with it
+// are written.
+func TestPutAsyncBadPutFailsAlone(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	c := testkit.Connect(t, zkAddr, testkit.Unique(t), framework.WithJuteMaxBuffer(4096))
+	release := make(chan struct{})
+	held := make(chan struct{}, 1)
+	var log putLog
+	q := queue.New(c, "/q", queue.WithPutListener(func(ev queue.PutEvent) {
+		select {
+		case held <- struct{}{}:
+			<-release // hold the writer while the batch gathers
+		default:
+		}
+		log.listen(ev)
+	}))
+	t.Cleanup(func() { _ = q.Close(ctx) })
+	if err := q.PutAsync(ctx, []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	<-held
+	// Accepted (it fits with the queue's path) but too large with the
+	// namespace, the ACL and the request's header: the write refuses it.
+	big := make([]byte, 4096-len("/q")-len("queue-")-10)
+	for _, item := range [][]byte{[]byte("a"), big, []byte("c")} {
+		if err := q.PutAsync(ctx, item); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(release)
+	if err := q.Flush(ctx); !errors.Is(err, queue.ErrDataTooLarge) {
+		t.Fatalf("Flush: %v, want ErrDataTooLarge", err)
+	}
+	events := log.all()
+	if len(events) != 4 || events[1].Err != nil || !errors.Is(events[2].Err, queue.ErrDataTooLarge) || events[3].Err != nil {
+		t.Fatalf("told %v", events)
+	}
+	if n := items(t, c, "/q", "queue-"); len(n) != 3 {
+		t.Fatalf("nodes %v, want first, a and c", n)
+	}
+}
