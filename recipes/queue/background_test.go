@@ -431,7 +431,10 @@ func TestPutAsyncBadPutFailsAlone(t *testing.T) {
 	}
 	events := log.all()
 	if len(events) != 4 || events[1].Err != nil || !errors.Is(events[2].Err, queue.ErrDataTooLarge) || events[3].Err != nil {
-		t.Fatalf("told %v", events)
+		for i, ev := range events {
+			t.Logf("put %d (%d bytes): %q, %v", i, len(ev.Items[0]), ev.Name, ev.Err)
+		}
+		t.Fatal("want a, c written and the large one refused")
 	}
 	if n := items(t, c, "/q", "queue-"); len(n) != 3 {
 		t.Fatalf("nodes %v, want first, a and c", n)
