@@ -3,7 +3,6 @@ package queue_test
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -113,6 +112,6 @@ func benchProduceConsume(b *testing.B, lock bool, producers, consumers int) {
 	b.ReportMetric(float64(latencies[len(latencies)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds())/1000, "p99-ms")
 	if got.Load() != int64(n) {
-		b.Fatal(fmt.Sprintf("consumed %d of %d", got.Load(), n))
+		b.Fatalf("consumed %d of %d", got.Load(), n)
 	}
 }

@@ -529,14 +529,15 @@ func (k *consumer) corrupt(ctx context.Context, name string, data []byte, versio
 // deliver (at most once); a failed fn requeues what it did not consume.
 func (k *consumer) takeUnlocked(ctx context.Context, name string, items [][]byte, version int32) outcome {
 	itemPath := framework.JoinPath(k.q.path, name)
-	if err := k.c().Delete(ctx, itemPath, framework.WithVersion(version)); err != nil {
-		if errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrBadVersion) {
-			return collided
-		}
+	ours, err := removeItem(ctx, k.c(), itemPath, version)
+	if err != nil {
 		if ctx.Err() == nil {
 			k.report(fmt.Errorf("item %s: delete: %w", name, err))
 		}
 		return passed
+	}
+	if !ours {
+		return collided
 	}
 	f := &fence{ctx: ctx, itemPath: itemPath, rest: items}
 	for i, data := range items {
@@ -760,6 +761,25 @@ func (k *consumer) unlock(ctx context.Context, f *fence, session int64) {
 func (k *consumer) item(it Item) Item {
 	k.q.v.describe(&it)
 	return it
+}
+
+// removeItem deletes an item node for its taker and reports whether the
+// delete was this call's. It is a transaction of one delete, not a
+// Delete: Delete takes a missing node on a retry (after a reply lost with
+// the connection) for its own earlier attempt, but among consumers the
+// node may as well have been another's take, and two would deliver the
+// item. A transaction refused on its retry is never taken for ours: if
+// the lost reply was our delete's, the item is nobody's, lost (these
+// modes promise at most once), never delivered twice.
+func removeItem(ctx context.Context, c *framework.Client, path string, version int32) (bool, error) {
+	_, err := c.Multi(ctx, framework.DeleteOp(path, version))
+	switch {
+	case err == nil:
+		return true, nil
+	case isOpErr(err, 0, zk.ErrNoNode), isOpErr(err, 0, zk.ErrBadVersion):
+		return false, nil
+	}
+	return false, err
 }
 
 // isOpErr reports whether err is a refused transaction whose operation i

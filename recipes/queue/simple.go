@@ -196,19 +196,19 @@ func (s *Simple) list(ctx context.Context) ([]string, error) {
 func (s *Simple) takeFirst(ctx context.Context, names []string) ([]byte, bool, error) {
 	for _, n := range names {
 		p := framework.JoinPath(s.path, n)
-		data, _, err := s.c.Get(ctx, p)
+		data, st, err := s.c.Get(ctx, p)
 		if errors.Is(err, zk.ErrNoNode) {
 			continue
 		}
 		if err != nil {
 			return nil, false, err
 		}
-		err = s.c.Delete(ctx, p)
-		if errors.Is(err, zk.ErrNoNode) {
-			continue // another consumer deleted it first: it is theirs
-		}
+		ours, err := removeItem(ctx, s.c, p, st.Version)
 		if err != nil {
 			return nil, false, err
+		}
+		if !ours {
+			continue // another consumer deleted it first: it is theirs
 		}
 		return data, true, nil
 	}

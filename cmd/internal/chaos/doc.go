@@ -78,7 +78,7 @@
 //   - the queues, on the server at the end: every acknowledged put has
 //     exactly one done marker (a failed put at most one), and once the
 //     producers stop the consumers drain both queues; no simple-queue item
-//     is taken twice (at most once; see simpleTwiceKnown) or was never
+//     is taken twice (at most once) or was never
 //     offered.
 //
 // Run adds the end-state checks: once workers have stopped and every fault is

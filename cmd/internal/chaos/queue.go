@@ -26,15 +26,6 @@ const (
 	ViolationSimpleTwice = "simple-queue-twice"
 )
 
-// simpleTwiceKnown says ViolationSimpleTwice is a known defect, reported
-// under the report's known defects rather than its violations: Simple's
-// Take deletes the head with framework.Client.Delete, which takes a
-// zk.ErrNoNode on a retry for its own earlier attempt applied with the
-// reply lost, and returns nil; when that attempt never reached the server
-// and another taker deleted the node, both takers have the item. Set it to
-// false once the library is fixed, and the run fails on it again.
-const simpleTwiceKnown = true
-
 // QueuePaths are one workload's queue nodes.
 type QueuePaths struct {
 	Items  string // the DistributedQueue (lock-safety mode)

@@ -143,13 +143,12 @@ func readMarkers(ctx context.Context, c *framework.Client, wl string) (map[strin
 
 // check judges the queue workloads once run has returned, reading the
 // done markers and the queues on the server with observer; it returns the
-// stats, the violations, the known defects found (simpleTwiceKnown) and
-// the end-state check of the queues.
-func (r *queueRunner) check(ctx context.Context, observer *framework.Client) (QueueStats, []Violation, []Violation, EndCheck) {
+// stats, the violations and the end-state check of the queues.
+func (r *queueRunner) check(ctx context.Context, observer *framework.Client) (QueueStats, []Violation, EndCheck) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	at := time.Since(r.start)
-	var vs, known []Violation
+	var vs []Violation
 	for _, wl := range Workloads {
 		markers, err := readMarkers(ctx, observer, wl)
 		if err != nil {
@@ -161,13 +160,7 @@ func (r *queueRunner) check(ctx context.Context, observer *framework.Client) (Qu
 		}
 		s := judgeSimple(wl, r.offered[wl], r.taken[wl], at)
 		r.stats.Taken[wl], r.stats.TakenTwice[wl], r.stats.SimpleLost[wl] = s.taken, s.twice, s.lost
-		for _, v := range s.vs {
-			if v.Kind == ViolationSimpleTwice && simpleTwiceKnown {
-				known = append(known, v)
-			} else {
-				vs = append(vs, v)
-			}
-		}
+		vs = append(vs, s.vs...)
 	}
 	r.stats.Drain = r.drain
 	end := EndCheck{Name: "queues drained", OK: true, Detail: fmt.Sprintf("items, locks and simple queues empty, %v after the producers stopped", r.drain.Round(time.Millisecond))}
@@ -189,7 +182,7 @@ func (r *queueRunner) check(ctx context.Context, observer *framework.Client) (Qu
 		end.Detail = fmt.Sprintf("not drained within %v: %s", endStateDeadline, strings.Join(left, "; "))
 		vs = append(vs, Violation{Kind: ViolationQueue, At: at, Detail: "queues not drained: " + strings.Join(left, "; ")})
 	}
-	return r.stats, vs, known, end
+	return r.stats, vs, end
 }
 
 // writeQueues adds the queue workloads' lines to the report.

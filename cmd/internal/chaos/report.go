@@ -39,10 +39,7 @@ type Report struct {
 	Queue     QueueStats   // queuework.go
 
 	Violations []Violation
-	// Known are violations of known defects, reported but not failing
-	// the run (OK): see simpleTwiceKnown.
-	Known     []Violation
-	EndChecks []EndCheck
+	EndChecks  []EndCheck
 }
 
 // GrantCutStats sums up the timed cuts of the cut-grant fault.
@@ -263,12 +260,6 @@ func (r Report) String() string {
 	}
 	for _, v := range r.Violations {
 		fmt.Fprintf(&b, "    %s\n", v)
-	}
-	if len(r.Known) > 0 {
-		fmt.Fprintf(&b, "  known defects:     %d (not failing the run; see simpleTwiceKnown in cmd/internal/chaos/queue.go)\n", len(r.Known))
-		for _, v := range r.Known {
-			fmt.Fprintf(&b, "    %s\n", v)
-		}
 	}
 	fmt.Fprintf(&b, "  longest stall:     %v between a workload's mutex acquisitions\n", r.LongestStall.Round(time.Millisecond))
 	var worst time.Duration

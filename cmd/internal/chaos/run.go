@@ -261,7 +261,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	bvs = append(bvs, gvs...)
 	var qvs []Violation
 	var qend EndCheck
-	rep.Queue, qvs, rep.Known, qend = queues.check(context.Background(), in.observer)
+	rep.Queue, qvs, qend = queues.check(context.Background(), in.observer)
 	rep.Violations = append(append(append(rep.Violations, cvs...), bvs...), qvs...)
 	rep.EndChecks = append(endState(in), qend)
 	for _, c := range rep.EndChecks {
