@@ -10,7 +10,9 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/google/uuid"
 	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
 
+	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/writegrace"
 )
@@ -91,30 +93,34 @@ func (d *Double) begin(ctx context.Context) error {
 
 // round is one look at the barrier.
 type round struct {
-	pdata   []byte
 	pstat   *zk.Stat // the barrier node's
 	members []string // children but ready, sorted
 	ours    bool     // our node is among them
 	ready   *zk.Stat // nil: no ready node
+	// stats has each member's Stat (nil: gone since the listing), read
+	// by a look with members set.
+	stats map[string]*zk.Stat
 }
 
-func (d *Double) look(ctx context.Context) (round, error) {
+// look reads the barrier: its listing (with the barrier node's Stat),
+// then, side by side, the ready node's Stat if it is listed and, with
+// members, every member's. Two round trips, whatever the number of
+// members: the reads after the listing are independent of each other.
+func (d *Double) look(ctx context.Context, members bool) (round, error) {
 	var r round
-	data, pstat, err := d.c.Get(ctx, d.path)
+	kids, pstat, err := d.c.Children(ctx, d.path)
 	if err != nil {
 		if errors.Is(err, zk.ErrNoNode) {
 			return r, nil
 		}
 		return r, err
 	}
-	kids, _, err := d.c.Children(ctx, d.path)
-	if err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return r, err
-	}
-	r.pdata, r.pstat = data, pstat
+	r.pstat = pstat
+	hasReady := false
 	for _, k := range kids {
 		switch k {
 		case readyNode:
+			hasReady = true
 		case d.name:
 			r.ours = true
 			r.members = append(r.members, k)
@@ -123,12 +129,46 @@ func (d *Double) look(ctx context.Context) (round, error) {
 		}
 	}
 	slices.Sort(r.members)
-	if slices.Contains(kids, readyNode) {
-		if r.ready, err = d.c.Exists(ctx, framework.JoinPath(d.path, readyNode)); err != nil {
-			return r, err
+	var g errgroup.Group
+	if hasReady {
+		g.Go(func() (err error) {
+			r.ready, err = d.c.Exists(ctx, framework.JoinPath(d.path, readyNode))
+			return err
+		})
+	}
+	var stats []*zk.Stat
+	if members {
+		stats = make([]*zk.Stat, len(r.members))
+		for i, m := range r.members {
+			g.Go(func() (err error) {
+				stats[i], err = d.c.Exists(ctx, framework.JoinPath(d.path, m))
+				return err
+			})
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return r, err
+	}
+	if members {
+		r.stats = make(map[string]*zk.Stat, len(stats))
+		for i, m := range r.members {
+			r.stats[m] = stats[i]
 		}
 	}
 	return r, nil
+}
+
+// data reads the barrier node's data for a transaction that rewrites it
+// as it is (commit): none to read when r's Stat says it is empty.
+func (d *Double) data(ctx context.Context, r round) ([]byte, error) {
+	if r.pstat.DataLength == 0 {
+		return []byte{}, nil
+	}
+	data, st, err := d.c.Get(ctx, d.path)
+	if err == nil && st.Version != r.pstat.Version {
+		err = zk.ErrBadVersion // changed since the look: look again
+	}
+	return data, err
 }
 
 // open reports whether r's ready node opens the barrier for us: it was made
@@ -172,15 +212,9 @@ func (d *Double) Enter(ctx context.Context) error {
 }
 
 func (d *Double) enter(ctx context.Context) error {
-	// Watch first: every change after the first look is an event.
-	w, err := d.c.Watch(ctx, d.path)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = w.Close() }()
 	var st zk.Stat
 	cctx, done := writegrace.Context(ctx)
-	_, err = d.c.Create(cctx, d.node, nil, framework.WithMode(framework.Ephemeral),
+	_, err := d.c.Create(cctx, d.node, nil, framework.WithMode(framework.Ephemeral),
 		framework.CreatingParentContainers(), framework.StoringStatIn(&st))
 	if err = done(err); err != nil {
 		if !errors.Is(err, zk.ErrNodeExists) {
@@ -213,13 +247,19 @@ func (d *Double) enter(ctx context.Context) error {
 	}
 	d.czxid, d.owner = st.Czxid, st.EphemeralOwner
 	for {
-		r, err := d.look(ctx)
+		r, err := d.look(ctx, false)
 		if err != nil {
 			return d.giveUp(ctx, err)
 		}
 		switch {
 		case !r.ours:
 			return ErrMemberLost
+		case d.c.SessionID() != d.owner:
+			// A new session: our node is the old one's, and goes with it
+			// when the server expires it. Take it now, so that nobody
+			// counts a member that is gone.
+			d.cleanUp(ctx)
+			return fmt.Errorf("%w: the session of member node %s ended", ErrMemberLost, d.node)
 		case d.open(r):
 			d.opened = r.ready.Czxid
 			return nil
@@ -236,10 +276,70 @@ func (d *Double) enter(ctx context.Context) error {
 			// zxid to read: look again.
 			continue
 		}
-		if err := next(ctx, w); err != nil {
+		// Only the ready node's coming (or a stale one's going) can open
+		// the barrier for us: the member that completes the count makes
+		// it. Watch it, and look again if it changed since the look.
+		ready := framework.JoinPath(d.path, readyNode)
+		changed := d.c.StateChanged()
+		now, ch, err := d.c.ExistsW(ctx, ready)
+		if err != nil {
 			return d.giveUp(ctx, err)
 		}
-		d.wakeups.Add(1)
+		if !sameNode(now, r.ready) {
+			d.unwatch(ctx, ready, framework.ExistWatch)
+			continue
+		}
+		if err := d.wait(ctx, ready, framework.ExistWatch, ch, changed); err != nil {
+			return d.giveUp(ctx, err)
+		}
+	}
+}
+
+// wait waits for the one-shot watch ch on p to fire, for a change of the
+// client's connection state (changed, taken before the watch was set: a
+// reconnection or a new session says to look again, which finds a lost
+// membership), or for ctx's end (its error). It gives the watch back
+// unless it fired. The caller looks again in every case.
+func (d *Double) wait(ctx context.Context, p string, kind framework.WatchKind, ch <-chan zk.Event, changed <-chan struct{}) error {
+	for {
+		select {
+		case <-ch:
+			d.wakeups.Add(1)
+			return nil
+		case <-changed:
+			// Looking is for when the client is connected again: a
+			// look while suspended only waits for that.
+			changed = d.c.StateChanged()
+			if s := d.c.State(); s == connstate.Suspended || s == connstate.Lost {
+				continue
+			}
+			d.unwatch(ctx, p, kind)
+			d.wakeups.Add(1)
+			return nil
+		case <-ctx.Done():
+			d.unwatch(ctx, p, kind)
+			return ctx.Err()
+		}
+	}
+}
+
+// sameNode reports whether a and b are the same state of a node: both
+// missing, or the same incarnation at the same version.
+func sameNode(a, b *zk.Stat) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Czxid == b.Czxid && a.Version == b.Version
+}
+
+// unwatch gives back the one-shot watch of a wait that ends without its
+// event, so that nothing of Enter's or Leave's fires later; on a clean-up context,
+// and if it fails the watch goes when it fires or with the session.
+func (d *Double) unwatch(ctx context.Context, p string, kind framework.WatchKind) {
+	cctx, cancel := d.c.CleanupContext(ctx)
+	defer cancel()
+	if err := d.c.Unwatch(cctx, p, kind); err != nil {
+		d.log.Debug("giving back a watch failed", zap.String("node", p), zap.Error(err))
 	}
 }
 
@@ -258,8 +358,15 @@ func (d *Double) commit(ctx context.Context, r round) (int64, error) {
 	if r.ready != nil {
 		ops = append(ops, framework.DeleteOp(ready, r.ready.Version))
 	}
+	pdata, err := d.data(ctx, r)
+	if errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrBadVersion) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
 	ops = append(ops, framework.CreateOp(ready, nil, framework.Persistent),
-		framework.SetOp(d.path, r.pdata, r.pstat.Version))
+		framework.SetOp(d.path, pdata, r.pstat.Version))
 	res, err := d.c.Multi(ctx, ops...)
 	switch {
 	case err == nil:
@@ -284,7 +391,7 @@ func (d *Double) giveUp(ctx context.Context, cause error) error {
 	defer cancel()
 	ready := framework.JoinPath(d.path, readyNode)
 	for tries := 0; tries < 5; tries++ {
-		r, err := d.look(cctx)
+		r, err := d.look(cctx, false)
 		if err != nil {
 			break
 		}
@@ -367,14 +474,11 @@ func (d *Double) leave(ctx context.Context) error {
 	// reconnection, a new session) only says "look", and returning on one
 	// let a member out while the lowest had not left (GH-1290's pattern).
 	for {
-		r, err := d.look(ctx)
+		r, err := d.look(ctx, true)
 		if err != nil {
 			return err
 		}
-		in, err := d.inRound(ctx, r)
-		if err != nil {
-			return err
-		}
+		in := d.inRound(r)
 		ours := slices.ContainsFunc(in, func(m member) bool { return m.name == d.name })
 		var target member
 		switch {
@@ -412,18 +516,14 @@ type member struct {
 // name: made before the ready node that let us in. A member of the next
 // round (even one whose handle was in ours: a handle keeps its name) was
 // made after it and is neither waited for nor counted as ours.
-func (d *Double) inRound(ctx context.Context, r round) ([]member, error) {
+func (d *Double) inRound(r round) []member {
 	var in []member
 	for _, m := range r.members {
-		stat, err := d.c.Exists(ctx, framework.JoinPath(d.path, m))
-		if err != nil {
-			return nil, err
-		}
-		if stat != nil && stat.Czxid < d.opened {
+		if stat := r.stats[m]; stat != nil && stat.Czxid < d.opened {
 			in = append(in, member{name: m, czxid: stat.Czxid})
 		}
 	}
-	return in, nil
+	return in
 }
 
 // closeRound deletes the ready node that opened our round once every
@@ -448,19 +548,20 @@ func (d *Double) closeRound(ctx context.Context, r round) error {
 // says to look again: the caller looks again in every case.
 func (d *Double) waitGone(ctx context.Context, m member) error {
 	p := framework.JoinPath(d.path, m.name)
-	w, err := d.c.Watch(ctx, p)
+	// A data watch: set only if the node exists (an exists watch on a
+	// node gone already would stay on the server).
+	changed := d.c.StateChanged()
+	_, stat, ch, err := d.c.GetW(ctx, p)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	defer func() { _ = w.Close() }()
-	stat, err := d.c.Exists(ctx, p)
-	if err != nil || stat == nil || stat.Czxid != m.czxid {
-		return err
+	if stat.Czxid != m.czxid {
+		d.unwatch(ctx, p, framework.DataWatch)
+		return nil
 	}
 	d.waits.Add(1)
-	if err := next(ctx, w); err != nil {
-		return err
-	}
-	d.wakeups.Add(1)
-	return nil
+	return d.wait(ctx, p, framework.DataWatch, ch, changed)
 }

@@ -115,8 +115,9 @@ func TestDoubleRound(t *testing.T) {
 // GH-1290: Curator's timed enter returns true after a single wake-up,
 // a spurious one or a reconnection's SyncConnected, with one member of n
 // present. Here one member of two is woken again and again (data changes
-// of the barrier node, connection cuts) and never passes: its deadline
-// ends the wait, and its node goes.
+// of a stale ready node, left by an earlier round and older than the
+// member, which is what Enter watches; connection cuts) and never passes:
+// its deadline ends the wait, and its node and watch go.
 func TestTimedEnterNeverPassesAlone(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Ctx(t)
@@ -124,18 +125,25 @@ func TestTimedEnterNeverPassesAlone(t *testing.T) {
 	proxy := zktest.NewProxy(t, zkAddr)
 	c := testkit.Connect(t, proxy.Addr(), ns)
 	obs := testkit.Connect(t, zkAddr, ns)
+	if _, err := obs.Create(ctx, barrierPath+"/ready", nil, framework.CreatingParentContainers()); err != nil {
+		t.Fatal(err)
+	}
 	d := barrier.NewDouble(c, barrierPath, 2)
 	short, cancel := context.WithTimeout(ctx, 4*time.Second)
 	defer cancel()
 	done := async(func() error { return d.Enter(short) })
 	testkit.Eventually(t, "the member waiting", func() bool { return len(members(t, obs)) == 1 })
+	testkit.AwaitWatch(t, zkAddr, c, barrierPath+"/ready")
 	wakeups := func() int64 { return barrier.Wakeups(d) }
 	for i := 0; i < 3; i++ {
 		before := wakeups()
-		if _, err := obs.Set(ctx, barrierPath, []byte(fmt.Sprint(i)), -1); err != nil {
+		if _, err := obs.Set(ctx, barrierPath+"/ready", []byte(fmt.Sprint(i)), -1); err != nil {
 			t.Fatal(err)
 		}
 		testkit.Eventually(t, "a wake-up by a data change", func() bool { return wakeups() > before })
+		// Looked again and watches again (a change it saw in that look
+		// would not wake it).
+		testkit.AwaitWatch(t, zkAddr, c, barrierPath+"/ready")
 	}
 	before := wakeups()
 	proxy.Cut()
@@ -150,6 +158,7 @@ func TestTimedEnterNeverPassesAlone(t *testing.T) {
 	if m := members(t, obs); len(m) != 0 {
 		t.Fatalf("a member that gave up left %v", m)
 	}
+	testkit.AwaitWatchCount(t, zkAddr, 0, c)
 }
 
 // CURATOR-318 / CURATOR-233: members whose timed enter failed left their

@@ -315,7 +315,7 @@ func TestEnterWakeUpIsNotTheSecondMember(t *testing.T) {
 		}
 		testkit.WaitState(t, c, connstate.Reconnected)
 		testkit.Eventually(t, "the member woke", func() bool { return barrier.Wakeups(d) > woken })
-		testkit.AwaitWatch(t, srv.Addr(), c, barrierPath)
+		testkit.AwaitWatch(t, srv.Addr(), c, barrierPath+"/ready")
 		select {
 		case err := <-entered:
 			t.Fatalf("Enter returned %v after a restart with 1 of 2", err)
