@@ -469,3 +469,74 @@ func TestEnterAndLeaveWatchersDoNotWakeEachOther(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A round opens once the last one is over: members arriving while those
+// of the last round are still in (between Enter and the end of Leave) do
+// not count them, nor replace their ready node, and pass only with
+// members of their own. Counting them (Curator's count of children) let
+// a member pass with members that were leaving, and moved the last
+// round's mark while it was still in it.
+func TestNextRoundWaitsForTheLast(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	ns := testkit.Unique(t)
+	obs := testkit.Connect(t, zkAddr, ns)
+	first := doubles(t, ns, 2, 2)
+	var entered []<-chan error
+	for _, d := range first {
+		entered = append(entered, async(func() error { return d.Enter(ctx) }))
+	}
+	for i, ch := range entered {
+		if err := await(t, ch, "Enter"); err != nil {
+			t.Fatalf("first round, member %d: %v", i, err)
+		}
+	}
+	ready, err := obs.Exists(ctx, barrierPath+"/ready")
+	if err != nil || ready == nil {
+		t.Fatalf("no ready node after the first round opened: %v", err)
+	}
+	// One member of the next round: with the two of the first still in,
+	// a count of children says 3 of 2.
+	next := doubles(t, ns, 2, 2)
+	early := async(func() error { return next[0].Enter(ctx) })
+	testkit.Eventually(t, "the next member waiting (or passed)", func() bool {
+		select {
+		case err := <-early:
+			t.Fatalf("a member of the next round passed with the last round's members still in: %v", err)
+		default:
+		}
+		return testkit.WatchCount(t, zkAddr, barrier.Client(next[0])) > 0
+	})
+	if now, err := obs.Exists(ctx, barrierPath+"/ready"); err != nil || now == nil || now.Czxid != ready.Czxid {
+		t.Fatalf("the last round's ready node was replaced while it was in: %+v, %v", now, err)
+	}
+	// The first round leaves; the next opens with its own two.
+	var left []<-chan error
+	for _, d := range first {
+		left = append(left, async(func() error { return d.Leave(ctx) }))
+	}
+	for i, ch := range left {
+		if err := await(t, ch, "Leave"); err != nil {
+			t.Fatalf("first round, member %d: %v", i, err)
+		}
+	}
+	select {
+	case err := <-early:
+		t.Fatalf("a member of the next round passed alone: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := next[1].Enter(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := await(t, early, "Enter"); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range next {
+		left = append(left, async(func() error { return d.Leave(ctx) }))
+	}
+	for _, ch := range left[2:] {
+		if err := await(t, ch, "Leave"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
