@@ -125,3 +125,50 @@ func TestWireAcknowledgements(t *testing.T) {
 		t.Fatal("an expired session's connect response counted as an acknowledgement")
 	}
 }
+
+// A frame the layer looks at and does not understand (a notification
+// whose event does not parse, a frame of the client's own xids shorter
+// than a reply header) is handed on unchanged, records nothing, and is
+// counted (Unread).
+func TestFrameNotUnderstoodPassesAndIsReported(t *testing.T) {
+	own := int32(ownXidBase - 5)
+	// xid -1, zxid, err, and 3 bytes of an event.
+	badEvent := frame(append(binary.BigEndian.AppendUint32(nil, uint32(0xffffffff)), make([]byte, 12+3)...))
+	// One of the client's own xids, and no more of a header.
+	shortOwn := frame(binary.BigEndian.AppendUint32(nil, uint32(own)))
+	for _, tt := range []struct {
+		name  string
+		frame []byte
+	}{
+		{"notification not understood", badEvent},
+		{"own xid without a header", shortOwn},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			stream := append(connectReply(6000), tt.frame...)
+			stream = append(stream, reply(-2)...) // a ping's reply after it
+			w := NewWire(Config{Counts: &Counts{}})
+			c := &Conn{Conn: &chunkConn{data: append([]byte(nil), stream...)}, w: w}
+			if _, err := c.Write(connectRequestFrame()); err != nil {
+				t.Fatal(err)
+			}
+			var out []byte
+			buf := make([]byte, 64)
+			for {
+				n, err := c.Read(buf)
+				if n == 0 || err != nil {
+					break
+				}
+				out = append(out, buf[:n]...)
+			}
+			if !bytes.Equal(out, stream) {
+				t.Fatalf("bytes changed:\n got %x\nwant %x", out, stream)
+			}
+			if got := w.Unread(); got != 1 {
+				t.Fatalf("Unread() = %d, want 1", got)
+			}
+			if w.Outstanding() != 0 {
+				t.Fatal("a frame not understood recorded something")
+			}
+		})
+	}
+}

@@ -24,10 +24,10 @@ func TestWireHoldsRepliesUntilWatchesSet(t *testing.T) {
 	newConn := func(gate bool) *Conn {
 		w := NewWire(Config{})
 		cc := &chunkConn{data: append([]byte(nil), stream...)}
-		c := &Conn{Conn: cc, w: w, watchesSet: make(chan struct{})}
+		c := &Conn{Conn: cc, w: w}
+		c.gate.arm()
 		if !gate {
-			c.setSeen = true
-			close(c.watchesSet)
+			c.gate.open()
 		}
 		if _, err := c.Write(connectRequestFrame()); err != nil {
 			t.Fatal(err)
@@ -51,8 +51,8 @@ func TestWireHoldsRepliesUntilWatchesSet(t *testing.T) {
 	if out := readAll(c); !bytes.Equal(out, stream) {
 		t.Fatal("bytes changed")
 	}
-	if len(c.ops) != 0 {
-		t.Fatalf("held with nothing to wait for: %v", c.ops)
+	if ops := c.ledger.loggedOps(); len(ops) != 0 {
+		t.Fatalf("held with nothing to wait for: %v", ops)
 	}
 
 	// Watches to set again: the request's reply waits for setWatches,
@@ -66,9 +66,7 @@ func TestWireHoldsRepliesUntilWatchesSet(t *testing.T) {
 	if out := <-got; !bytes.Equal(out, stream) {
 		t.Fatal("bytes changed")
 	}
-	c.sentMu.Lock()
-	ops := append([]int32(nil), c.ops...)
-	c.sentMu.Unlock()
+	ops := c.ledger.loggedOps()
 	want := []int32{zkwire.OpSetWatches, OpReplyReleased}
 	if !slices.Equal(ops, want) && !slices.Equal(ops, []int32{zkwire.OpSetWatches}) {
 		t.Fatalf("ops %v, want setWatches before the reply's release", ops)
@@ -85,7 +83,7 @@ func TestWireHoldsRepliesUntilWatchesSet(t *testing.T) {
 	if out := readAll(c); !bytes.Equal(out, stream) {
 		t.Fatal("bytes changed")
 	}
-	if !slices.Equal(c.ops, []int32{OpReplyReleased}) || !c.gateClosed() {
-		t.Fatalf("after the bound: ops %v, gate closed %v", c.ops, c.gateClosed())
+	if ops := c.ledger.loggedOps(); !slices.Equal(ops, []int32{OpReplyReleased}) || !c.gate.passed() {
+		t.Fatalf("after the bound: ops %v, gate open %v", ops, c.gate.passed())
 	}
 }

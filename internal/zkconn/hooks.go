@@ -43,9 +43,7 @@ func (w *Wire) WrittenOps() []int32 {
 	if live == nil {
 		return nil
 	}
-	live.sentMu.Lock()
-	defer live.sentMu.Unlock()
-	return append([]int32(nil), live.ops...)
+	return live.ledger.loggedOps()
 }
 
 // LastPing returns the send time of the last ping of the client's own
