@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
@@ -26,6 +29,13 @@ type Simple struct {
 	path string
 	bad  error
 	turn chan struct{} // held by the one Take that watches the queue
+
+	mu sync.Mutex
+	// next holds, in order, the names of the last listing that no take
+	// has tried yet: the next Take tries them before it lists again.
+	next []string
+	// spread is how far apart from other takers to start (takeFirst).
+	spread int
 
 	waiting atomic.Int32 // tests: Takes that found the queue empty and wait
 }
@@ -92,7 +102,7 @@ func (s *Simple) Poll(ctx context.Context) (data []byte, ok bool, err error) {
 	if err != nil {
 		return nil, false, s.wrap("poll", err)
 	}
-	data, ok, err = s.takeFirst(ctx, names)
+	data, ok, _, err = s.takeFirst(ctx, names)
 	return data, ok, s.wrap("poll", err)
 }
 
@@ -125,8 +135,10 @@ func (s *Simple) Peek(ctx context.Context) (data []byte, ok bool, err error) {
 // the Takes of one Simple wait in line: only the first watches the queue
 // and reads it when it changes, and the next one starts looking only when
 // it has its item, so one item wakes one waiter (per Simple: share one
-// handle between goroutines). When Take returns it has left no watch on
-// the server.
+// handle between goroutines). A Take lists the queue only when the names
+// of the last listing are used up, not once an item, and takers that run
+// into each other spread out (a taker alone takes in order). When Take
+// returns it has left no watch on the server.
 func (s *Simple) Take(ctx context.Context) ([]byte, error) {
 	if err := s.check(ctx, "take"); err != nil {
 		return nil, err
@@ -143,6 +155,29 @@ func (s *Simple) Take(ctx context.Context) ([]byte, error) {
 
 func (s *Simple) take(ctx context.Context) ([]byte, error) {
 	for {
+		// The names left by the last listing first: a Take lists the
+		// queue only when they are used up, not once an item.
+		s.mu.Lock()
+		names := s.next
+		s.next = nil
+		s.mu.Unlock()
+		if len(names) == 0 {
+			var err error
+			if names, err = s.list(ctx); err != nil {
+				return nil, err
+			}
+		}
+		if len(names) > 0 {
+			data, ok, rest, err := s.takeFirst(ctx, names)
+			s.mu.Lock()
+			s.next = rest
+			s.mu.Unlock()
+			if err != nil || ok {
+				return data, err
+			}
+			continue // all taken by others: list again
+		}
+		// Empty: watch the queue, and wait unless it filled meanwhile.
 		children, _, ev, err := s.c.ChildrenW(ctx, s.path)
 		kind := framework.ChildWatch
 		if errors.Is(err, zk.ErrNoNode) {
@@ -157,10 +192,9 @@ func (s *Simple) take(ctx context.Context) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		data, ok, err := s.takeFirst(ctx, sortSimple(children))
-		if err != nil || ok {
+		if len(sortSimple(children)) > 0 {
 			s.unwatch(ctx, kind)
-			return data, err
+			continue
 		}
 		s.waiting.Add(1)
 		select {
@@ -192,27 +226,55 @@ func (s *Simple) list(ctx context.Context) ([]string, error) {
 	return sortSimple(children), nil
 }
 
-// takeFirst reads and deletes the first of names still there.
-func (s *Simple) takeFirst(ctx context.Context, names []string) ([]byte, bool, error) {
-	for _, n := range names {
-		p := framework.JoinPath(s.path, n)
-		data, st, err := s.c.Get(ctx, p)
-		if errors.Is(err, zk.ErrNoNode) {
-			continue
-		}
-		if err != nil {
-			return nil, false, err
-		}
-		ours, err := removeItem(ctx, s.c, p, st.Version)
-		if err != nil {
-			return nil, false, err
-		}
-		if !ours {
-			continue // another consumer deleted it first: it is theirs
-		}
-		return data, true, nil
+// takeFirst reads and deletes the first of names still there, and
+// returns the names it did not try. A taker alone goes in order; takers
+// that run into each other (an item gone, or deleted by another after it
+// was read) spread out, as Consume's consumers do (see pass): the first
+// try is a random one of the first spread names, and a collision hops a
+// random number of names ahead, those passed over tried last.
+func (s *Simple) takeFirst(ctx context.Context, names []string) ([]byte, bool, []string, error) {
+	s.mu.Lock()
+	spread := max(s.spread, 1)
+	s.mu.Unlock()
+	order := names
+	if spread > 1 && len(names) > 1 {
+		r := rand.IntN(min(spread, len(names)))
+		order = append(slices.Clone(names[r:]), names[:r]...)
 	}
-	return nil, false, nil
+	collisions := 0
+	defer func() {
+		s.mu.Lock()
+		if collisions > 0 {
+			s.spread = min(2*spread, maxSpread)
+		} else {
+			s.spread = max(spread/2, 1)
+		}
+		s.mu.Unlock()
+	}()
+	for i := 0; i < len(order); i++ {
+		p := framework.JoinPath(s.path, order[i])
+		data, st, err := s.c.Get(ctx, p)
+		ours := false
+		if err == nil {
+			ours, err = removeItem(ctx, s.c, p, st.Version)
+		} else if errors.Is(err, zk.ErrNoNode) {
+			err = nil
+		}
+		if err != nil {
+			return nil, false, order[i:], err
+		}
+		if ours {
+			return data, true, order[i+1:], nil
+		}
+		// Another taker had it first: it is theirs.
+		collisions++
+		if hop := rand.IntN(min(spread, maxSpread) + 1); hop > 0 && i+1 < len(order) {
+			hop = min(hop, len(order)-i-1)
+			rest := order[i+1:]
+			order = append(append(order[:i+1:i+1], rest[hop:]...), rest[:hop]...)
+		}
+	}
+	return nil, false, nil, nil
 }
 
 // sortSimple returns the "qn-" nodes in sequence order; foreign children
