@@ -545,17 +545,22 @@ func (k *consumer) takeUnlocked(ctx context.Context, name string, items [][]byte
 		if err == nil {
 			continue
 		}
+		rest := items[i:]
 		if ctx.Err() == nil {
 			k.report(fmt.Errorf("item %s[%d]: %w: %w", name, i, ErrConsumer, err))
 			if k.q.opts.errorMode == Delete {
 				return taken
 			}
+			rest = requeued(items, i, err)
+		}
+		if len(rest) == 0 {
+			return taken
 		}
 		// Put back what was not consumed: the consumer failed, or it
 		// is stopping and the item was deleted already.
 		cctx, cancel := k.c().CleanupContext(ctx)
 		defer cancel()
-		if _, perr := k.c().Create(cctx, framework.JoinPath(k.q.path, requeueName(name)), encodeItems(items[i:]),
+		if _, perr := k.c().Create(cctx, framework.JoinPath(k.q.path, requeueName(name)), encodeItems(rest),
 			framework.WithMode(framework.PersistentSequential)); perr != nil {
 			k.report(fmt.Errorf("item %s: requeue: %w", name, perr))
 		}
@@ -593,7 +598,7 @@ func (k *consumer) takeLocked(ctx context.Context, name string, data []byte, ite
 		}
 		if err != nil {
 			k.report(fmt.Errorf("item %s[%d]: %w: %w", name, i, ErrConsumer, err))
-			k.fail(ctx, f, items[i:], session)
+			k.fail(ctx, f, requeued(items, i, err), session)
 			return taken
 		}
 		if f.asked.Swap(false) && !k.advanced(ctx, f, session) {
@@ -701,6 +706,16 @@ func (k *consumer) advanced(ctx context.Context, f *fence, session int64) bool {
 	}
 	k.report(fmt.Errorf("item %s: %w", f.itemPath, ErrFenced))
 	return false
+}
+
+// requeued returns the items of a node to put back after fn failed on
+// item i with err: from i on, but past i when err says the item cannot be
+// read (ErrCorruptItem, from Typed's decoding): it would fail for ever.
+func requeued(items [][]byte, i int, err error) [][]byte {
+	if errors.Is(err, ErrCorruptItem) {
+		return items[i+1:]
+	}
+	return items[i:]
 }
 
 // fail applies the error mode to the items left of a node after fn failed.

@@ -112,3 +112,30 @@ func ExampleSimple() {
 	// poll: second true <nil>
 	// empty: true
 }
+
+// A queue of values: Typed encodes them with a Codec (JSON here) and
+// hands them over decoded.
+func ExampleTyped() {
+	ctx := context.Background()
+	c, err := framework.Connect(ctx, os.Getenv("GOCURATOR_ZK"), framework.WithNamespace("example-typed"))
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+	type job struct {
+		ID   int
+		Name string
+	}
+	jobs := queue.NewTyped(queue.New(c, "/jobs"), queue.JSON[job]{})
+	if err := jobs.Put(ctx, job{ID: 7, Name: "resize"}); err != nil {
+		panic(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	_ = jobs.Consume(cctx, func(_ context.Context, j job, _ queue.Item) error {
+		fmt.Println(j.ID, j.Name)
+		cancel()
+		return nil
+	})
+	_ = c.Delete(ctx, "/jobs", framework.DeletingChildren())
+	// Output: 7 resize
+}

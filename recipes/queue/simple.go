@@ -154,6 +154,7 @@ func (s *Simple) Take(ctx context.Context) ([]byte, error) {
 }
 
 func (s *Simple) take(ctx context.Context) ([]byte, error) {
+	watchFirst := false // the queue's node was just made: watch as we list
 	for {
 		// The names left by the last listing first: a Take lists the
 		// queue only when they are used up, not once an item.
@@ -161,23 +162,22 @@ func (s *Simple) take(ctx context.Context) ([]byte, error) {
 		names := s.next
 		s.next = nil
 		s.mu.Unlock()
-		if len(names) == 0 {
+		if len(names) == 0 && !watchFirst {
 			var err error
 			if names, err = s.list(ctx); err != nil {
 				return nil, err
 			}
 		}
 		if len(names) > 0 {
-			data, ok, rest, err := s.takeFirst(ctx, names)
-			s.mu.Lock()
-			s.next = rest
-			s.mu.Unlock()
+			data, ok, err := s.takeFrom(ctx, names)
 			if err != nil || ok {
 				return data, err
 			}
 			continue // all taken by others: list again
 		}
-		// Empty: watch the queue, and wait unless it filled meanwhile.
+		// Empty: list again with a watch, and wait unless it filled
+		// meanwhile.
+		watchFirst = false
 		children, _, ev, err := s.c.ChildrenW(ctx, s.path)
 		kind := framework.ChildWatch
 		if errors.Is(err, zk.ErrNoNode) {
@@ -192,20 +192,37 @@ func (s *Simple) take(ctx context.Context) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(sortSimple(children)) > 0 {
+		if names := sortSimple(children); len(names) > 0 {
+			data, ok, err := s.takeFrom(ctx, names)
 			s.unwatch(ctx, kind)
+			if err != nil || ok {
+				return data, err
+			}
 			continue
 		}
 		s.waiting.Add(1)
 		select {
 		case <-ev:
 			s.waiting.Add(-1)
+			// Woken by the queue node's creation, its items come next:
+			// list them with the watch.
+			watchFirst = kind == framework.ExistWatch
 		case <-ctx.Done():
 			s.waiting.Add(-1)
 			s.unwatch(ctx, kind)
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// takeFrom takes the first item of names it can and keeps the names it
+// did not try for the next Take.
+func (s *Simple) takeFrom(ctx context.Context, names []string) ([]byte, bool, error) {
+	data, ok, rest, err := s.takeFirst(ctx, names)
+	s.mu.Lock()
+	s.next = rest
+	s.mu.Unlock()
+	return data, ok, err
 }
 
 // unwatch gives back the watch of a Take that stops waiting.

@@ -51,7 +51,10 @@ var waitKinds = []waitKind{
 			return barrier.NewDouble(c, "/barrier", 2).Enter(ctx)
 		},
 		func(t *testing.T, c *framework.Client) bool {
-			return watchesBarrier(t, c) && len(testkit.Children(t, c, "/barrier")) == 1
+			// A member waits on the ready node, the only change that
+			// can let it in.
+			watching := slices.Contains(testkit.SessionWatches(t, zkAddr, c.SessionID()), testkit.FullPath(c, "/barrier/ready"))
+			return watching && len(testkit.Children(t, c, "/barrier")) == 1
 		}},
 	{"double barrier leave",
 		func(ctx context.Context, t *testing.T, other *framework.Client) {
