@@ -37,6 +37,8 @@ func kindNoun(kind string) string {
 		return "distributed queue's lock path"
 	case inspect.KindSimpleQueue:
 		return "simple distributed queue"
+	case inspect.KindQueueSharder:
+		return "queue sharder"
 	case "":
 		return "no recipe"
 	}
@@ -54,6 +56,8 @@ func sizeNoun(kind string) string {
 		return "writer node"
 	case inspect.KindQueue, inspect.KindQueueLock, inspect.KindSimpleQueue:
 		return "item"
+	case inspect.KindQueueSharder:
+		return "shard"
 	}
 	return "node"
 }
@@ -133,6 +137,8 @@ func seeCommand(p inspect.Place) string {
 		return "gocurator barrier show " + l.Path
 	case inspect.KindQueue, inspect.KindQueueLock, inspect.KindSimpleQueue:
 		return "gocurator queue ls " + l.Path
+	case inspect.KindQueueSharder:
+		return "gocurator ls " + l.Path + " (each shard: gocurator queue ls " + l.Path + "/<shard>)"
 	}
 	return "gocurator ls " + l.Path
 }

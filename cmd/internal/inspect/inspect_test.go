@@ -14,6 +14,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const (
 	uuid  = "37b3ce00-bf16-4fa6-8519-db89479745b6"
+	uuid2 = "9e0c1a52-4d1b-4a55-9c7e-0f2b6c8d1e34"
 	hex32 = "0123456789abcdef0123456789abcdef"
 )
 

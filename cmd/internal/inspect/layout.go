@@ -15,6 +15,7 @@ const (
 	KindQueue         = "queue"             // DistributedQueue (and its id, priority and delay variants): queue- items
 	KindQueueLock     = "queue-lock"        // DistributedQueue's lock path: ephemeral nodes named by the items in work
 	KindSimpleQueue   = "simple-queue"      // SimpleDistributedQueue: qn- items
+	KindQueueSharder  = "queue-sharder"     // QueueSharder: queue-<UUID> shards, each a distributed queue
 )
 
 // Parts: what a node is inside the recipe at its parent.
@@ -28,6 +29,7 @@ const (
 	PartWriter      = "writer"      // a counter's writer-<uuid> node (a Go handle's, until it closes)
 	PartReady       = "ready"       // a double barrier's ready node
 	PartItem        = "item"        // a queue item, or its node in the queue's lock path
+	PartShard       = "shard"       // a queue sharder's shard (a distributed queue)
 )
 
 // Layout is the recipe Identify found at a path.
@@ -63,6 +65,7 @@ var recognisers = []recogniser{
 	lockLayout,
 	counterLayout,
 	queueLayout,
+	sharderLayout,
 	serviceLayout,
 	servicesLayout,
 	doubleBarrierLayout,
@@ -198,6 +201,25 @@ func queueLayout(_ string, z *Znode) (Layout, bool) {
 	l := Layout{Kind: kind, Size: len(z.Children), Parts: map[string]string{}}
 	for _, c := range z.Children {
 		l.Parts[c.Name] = PartItem
+	}
+	return l, true
+}
+
+// sharderLayout: every child a QueueSharder's shard, "queue-" and a UUID
+// (Curator names them by UUID.randomUUID()), persistent, holding queue
+// items or nothing.
+func sharderLayout(_ string, z *Znode) (Layout, bool) {
+	l := Layout{Kind: KindQueueSharder, Size: len(z.Children), Parts: map[string]string{}}
+	for _, c := range z.Children {
+		if !strings.HasPrefix(c.Name, queuePrefix) || !isUUID(c.Name[len(queuePrefix):]) || c.IsEphemeral() {
+			return Layout{}, false
+		}
+		for _, item := range c.Children {
+			if !queueSeq(item.Name, queuePrefix) {
+				return Layout{}, false
+			}
+		}
+		l.Parts[c.Name] = PartShard
 	}
 	return l, true
 }

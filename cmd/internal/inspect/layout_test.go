@@ -55,6 +55,9 @@ func TestIdentify(t *testing.T) {
 			KindQueue, 2, nil},
 		{"queue lock path", sub("ql", eph("queue-0000000001", "", 1)), KindQueueLock, 1, nil},
 		{"simple queue", sub("sq", &Znode{Name: "qn-0000000007", Loaded: true}), KindSimpleQueue, 1, nil},
+		{"queue sharder", sub("qs", sub("queue-"+uuid, &Znode{Name: "queue-0000000001", Loaded: true}), sub("queue-"+uuid2)), KindQueueSharder, 2,
+			map[string]string{"queue-" + uuid: PartShard, "queue-" + uuid2: PartShard}},
+		{"a shard holding no queue items", sub("qs", sub("queue-"+uuid, &Znode{Name: "x", Loaded: true})), "", 0, nil},
 		{"queue items mixed with other nodes", sub("q", &Znode{Name: "queue-0000000001", Loaded: true}, &Znode{Name: "x", Loaded: true}), "", 0, nil},
 		{"an ephemeral node is no recipe", &Znode{Name: "e", Owner: 1, Loaded: true}, "", 0, nil},
 	}
