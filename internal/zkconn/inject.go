@@ -35,15 +35,25 @@ func (c *Conn) inject(xid, op int32, frame []byte, then func(code int32, zxid in
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	c.ledger.written(xid, c.w.clock.Now(), op, &ownRequest{op: op, reply: ch, then: then})
+	if err := c.writeOwnLocked(frame); err != nil {
+		return nil, err
+	}
+	return ch, nil
+}
+
+// writeOwnLocked writes a frame of the client's own, with writeMu held,
+// bounded by injectWriteTimeout, and puts go-zookeeper's write deadline
+// back. A failed write closes the socket (part of the frame may have gone
+// out) and ends the wait of every injected request.
+func (c *Conn) writeOwnLocked(frame []byte) error {
 	_ = c.Conn.SetWriteDeadline(time.Now().Add(injectWriteTimeout))
 	_, err := c.Conn.Write(frame)
 	_ = c.Conn.SetWriteDeadline(c.zkDeadline)
 	if err != nil {
 		c.Conn.Close()
 		c.ledger.failWaiters()
-		return nil, err
 	}
-	return ch, nil
+	return err
 }
 
 // pingXid and opPing are ZooKeeper's: the server answers every ping with
@@ -105,13 +115,5 @@ func (c *Conn) ping() (time.Time, error) {
 	defer c.writeMu.Unlock()
 	at := c.w.clock.Now()
 	c.ledger.written(pingXid, at, opPing, nil)
-	_ = c.Conn.SetWriteDeadline(time.Now().Add(injectWriteTimeout))
-	_, err := c.Conn.Write(pingFrame)
-	_ = c.Conn.SetWriteDeadline(c.zkDeadline)
-	if err != nil {
-		c.Conn.Close()
-		c.ledger.failWaiters()
-		return at, err
-	}
-	return at, nil
+	return at, c.writeOwnLocked(pingFrame)
 }
