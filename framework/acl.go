@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
-	"github.com/gocurator/curator/internal/zkwire"
 )
 
 // ACLProvider gives the ACL of nodes the client creates.
@@ -50,7 +49,7 @@ func (c *Client) GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, e
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, err
 	}
-	if err := c.checkSize("get ACL", zkwire.ReadLen(c.full(path)), 0); err != nil {
+	if err := c.checkSize("get ACL", readSize(c.full(path)), 0); err != nil {
 		return nil, nil, fmt.Errorf("get ACL %s: %w", path, err)
 	}
 	var (
@@ -96,7 +95,7 @@ func (c *Client) SetACL(ctx context.Context, path string, acl []zk.ACL, version 
 	if version < -1 {
 		return nil, invalid("ACL version %d", version)
 	}
-	if err := c.checkSize("set ACL", zkwire.RequestHeaderLen+zkwire.StringLen(c.full(path))+zkwire.ACLLen(acl)+4, 0); err != nil {
+	if err := c.checkSize("set ACL", reqHeaderSize+strSize(c.full(path))+aclSize(acl)+4, 0); err != nil {
 		return nil, fmt.Errorf("set ACL %s: %w", path, err)
 	}
 	var (

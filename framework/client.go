@@ -51,7 +51,7 @@ type core struct {
 	// provider of the current connection, which the tracker updates, and
 	// configVersion the version of the configuration servers came from.
 	// Both under mu.
-	hosts         *zkconn.TrackedHosts
+	hosts         *trackedHosts
 	configVersion int64
 
 	listeners *connstate.Listeners
@@ -106,7 +106,7 @@ type handle struct {
 	authErr error
 	// replies holds Close back while go-zookeeper calls that read their
 	// reply unguarded are in flight (create.go).
-	replies zkconn.ReplyGate
+	replies replyGate
 }
 
 // Connect connects to the ZooKeeper servers of connectString,
@@ -263,7 +263,6 @@ func (c *Client) dial(gen uint64) (*handle, error) {
 		Clock:     c.opts.clock,
 		Counts:    &c.set,
 		Registry:  c.pw,
-		Log:       c.log.Named("zkconn"),
 	})}
 	dialer := c.opts.dialer
 	if dialer == nil {
@@ -274,14 +273,20 @@ func (c *Client) dial(gen uint64) (*handle, error) {
 	// reconnection, and a new connection, start from the latest members.
 	var hosts zk.HostProvider = zk.NewDNSHostProvider()
 	if c.opts.ensemble.track {
-		c.hosts = &zkconn.TrackedHosts{}
+		c.hosts = &trackedHosts{}
 		hosts = c.hosts
 	}
 	// Either way paced by the client rather than by go-zookeeper's
-	// second-long sleep between rounds (zkconn's hosts.go). The pauses
-	// are the network's business, on the wall clock: the client's clock
+	// second-long sleep between rounds (hostprovider.go). The pauses are
+	// the network's business, on the wall clock: the client's clock
 	// (WithClock in tests) times the expiry and the keepalive.
-	paced := h.wire.Hosts(hosts, c.opts.sessionTimeout)
+	w, asked := h.wire, c.opts.sessionTimeout
+	paced := &pacedHosts{HostProvider: hosts, clock: clock.Real, gone: w.Gone(), timeout: func() time.Duration {
+		if ms := w.Timeout(); ms > 0 {
+			return time.Duration(ms) * time.Millisecond
+		}
+		return asked
+	}}
 	conn, loopEvents, err := zk.Connect(c.servers, c.opts.sessionTimeout,
 		zk.WithHostProvider(paced),
 		zk.WithDialer(h.wire.Dialer(dialer)),
@@ -304,36 +309,31 @@ func (c *Client) dial(gen uint64) (*handle, error) {
 		return h, nil
 	}
 	c.wg.Add(1)
-	go c.addAuth(h, gen)
-	return h, nil
-}
-
-// addAuth adds the client's credentials to h's connection, and closes
-// h.ready once they are added, refused (h.authErr), or the connection is
-// given up.
-func (c *Client) addAuth(h *handle, gen uint64) {
-	defer c.wg.Done()
-	defer close(h.ready)
-	for _, a := range c.opts.auth {
-		err := retry.Do(c.ctx, retry.Forever(100*time.Millisecond), func(context.Context) error {
-			if c.replaced(h) {
-				// The connection was given up; the new one adds its
-				// own credentials.
-				return errReplaced
+	go func() {
+		defer c.wg.Done()
+		defer close(h.ready)
+		for _, a := range c.opts.auth {
+			err := retry.Do(c.ctx, retry.Forever(100*time.Millisecond), func(context.Context) error {
+				if c.replaced(h) {
+					// The connection was given up; the new one adds
+					// its own credentials.
+					return errReplaced
+				}
+				return conn.AddAuth(a.scheme, a.auth)
+			})
+			switch {
+			case err == nil:
+				continue
+			case errors.Is(err, errReplaced), c.isClosed():
+				return
 			}
-			return h.conn.AddAuth(a.scheme, a.auth)
-		})
-		switch {
-		case err == nil:
-			continue
-		case errors.Is(err, errReplaced), c.isClosed():
+			h.authErr = fmt.Errorf("%w: scheme %q: %w", ErrAuthFailed, a.scheme, err)
+			c.log.Error("the server refused the credentials; operations on this session fail with ErrAuthFailed",
+				zap.String("scheme", a.scheme), zap.Uint64("connection", gen), zap.Error(err))
 			return
 		}
-		h.authErr = fmt.Errorf("%w: scheme %q: %w", ErrAuthFailed, a.scheme, err)
-		c.log.Error("the server refused the credentials; operations on this session fail with ErrAuthFailed",
-			zap.String("scheme", a.scheme), zap.Uint64("connection", gen), zap.Error(err))
-		return
-	}
+	}()
+	return h, nil
 }
 
 // sendBufferSize is the size of go-zookeeper's send buffer for a
@@ -406,13 +406,13 @@ func (c *Client) Close() error {
 // and go-zookeeper's Close returns at once. Either way no goroutine of
 // go-zookeeper is left reading a silent socket.
 //
-// Before either, the calls that read their reply unguarded (see zkconn.ReplyGate)
+// Before either, the calls that read their reply unguarded (see replyGate)
 // return: at their reply, which a connected server sends within a round
 // trip, or, past replyDrain, once the socket closed fails them.
 func (c *Client) closeConn(h *handle, connected bool) {
 	// Whatever happens below, a connection being closed dials no more.
 	h.wire.Quit()
-	if connected && h.replies.Drain(replyDrain) {
+	if connected && h.replies.drain(replyDrain) {
 		h.conn.Close()
 		h.wire.Abandon()
 		return
@@ -430,7 +430,7 @@ func (c *Client) closeConn(h *handle, connected bool) {
 	// within the second, holding nothing. The socket closed also fails
 	// the calls in flight that hold the gate.
 	h.wire.Abandon()
-	h.replies.Drain(replyDrain)
+	h.replies.drain(replyDrain)
 	closed := make(chan struct{})
 	closing.Add(1)
 	go func() {

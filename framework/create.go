@@ -16,7 +16,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/internal/zkconn"
-	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -285,7 +284,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 	}
 	// The request must fit the server's jute.maxbuffer: refused here, it
 	// costs nothing; sent, it would cost the connection.
-	size := zkwire.RequestHeaderLen + zkwire.CreateBodyLen(c.full(path), data, acl, o.mode.isTTL())
+	size := reqHeaderSize + createBodySize(c.full(path), data, acl, o.mode.isTTL())
 	if o.protected {
 		size += protectedOverhead
 	}
@@ -308,13 +307,13 @@ func (c *Client) createPlain(ctx context.Context, path string, data []byte, acl 
 	)
 	err := c.do(ctx, reqCreate, func(conn *zk.Conn) error {
 		// Close waits, briefly, for the reply of a create in flight
-		// (zkconn.ReplyGate), so that a create it races is heard, not left
+		// (replyGate), so that a create it races is heard, not left
 		// applied unheard.
 		g := c.replyGateOf(conn)
-		if !g.Enter() {
+		if !g.enter() {
 			return zk.ErrConnectionClosed
 		}
-		defer g.Leave()
+		defer g.leave()
 		if !call.begin() {
 			return context.Canceled // the caller is gone: send nothing
 		}
@@ -690,10 +689,10 @@ func (c *Client) rawCreate(conn *zk.Conn, full string, data []byte, acl []zk.ACL
 		return c.createContainer(conn, full, data, acl)
 	case o.mode.isTTL():
 		g := c.replyGateOf(conn)
-		if !g.Enter() {
+		if !g.enter() {
 			return "", zk.ErrConnectionClosed
 		}
-		defer g.Leave()
+		defer g.leave()
 		return conn.CreateTTL(full, data, o.mode.flags(), acl, o.ttl)
 	default:
 		return conn.Create(full, data, o.mode.flags(), acl)
@@ -703,23 +702,93 @@ func (c *Client) rawCreate(conn *zk.Conn, full string, data []byte, acl []zk.ACL
 // createContainer is conn.CreateContainer under conn's reply gate.
 func (c *Client) createContainer(conn *zk.Conn, full string, data []byte, acl []zk.ACL) (string, error) {
 	g := c.replyGateOf(conn)
-	if !g.Enter() {
+	if !g.enter() {
 		return "", zk.ErrConnectionClosed
 	}
-	defer g.Leave()
+	defer g.leave()
 	return conn.CreateContainer(full, data, zk.FlagContainer, acl)
 }
+
+// replyGate keeps a go-zookeeper connection open while calls that read
+// their reply unguarded are in flight on it. go-zookeeper v1.0.4's
+// CreateTTL and CreateContainer read the reply struct even when they
+// return ErrConnectionClosed because the connection's Close began; if the
+// request was on the wire, its receive loop may be decoding the reply into
+// that struct at the same moment: a data race (its other verbs check for
+// ErrConnectionClosed first). closeConn drains the gate before it closes
+// the connection, so the reply is decoded, and the call has returned,
+// before Close begins. The zero value is an open gate.
+type replyGate struct {
+	mu      sync.Mutex
+	n       int           // calls in flight
+	closing bool          // drain began: calls are refused
+	idle    chan struct{} // closed by the last leave while closing
+}
+
+// closedGate refuses every call: the gate of a connection that is no
+// longer the client's (replaced, or closed).
+var closedGate = &replyGate{closing: true}
 
 // replyGateOf returns conn's gate, closedGate if conn is no longer the
 // client's connection (a request for it then fails as a connection loss,
 // and its retry goes to the current connection).
-func (c *Client) replyGateOf(conn *zk.Conn) *zkconn.ReplyGate {
+func (c *Client) replyGateOf(conn *zk.Conn) *replyGate {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.h == nil || c.h.conn != conn {
-		return zkconn.ClosedGate
+		return closedGate
 	}
 	return &c.h.replies
+}
+
+// enter admits one call, unless the connection is being closed.
+func (g *replyGate) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closing {
+		return false
+	}
+	g.n++
+	return true
+}
+
+// leave ends a call admitted by enter.
+func (g *replyGate) leave() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.n--
+	if g.n == 0 && g.idle != nil {
+		close(g.idle)
+		g.idle = nil
+	}
+}
+
+// drain refuses calls from now on and waits until those in flight have
+// returned, or until d has passed; it reports whether they have. A call in
+// flight returns once its reply is read, or once go-zookeeper fails it
+// (the socket closed fails every request sent on it).
+func (g *replyGate) drain(d time.Duration) bool {
+	g.mu.Lock()
+	g.closing = true
+	if g.n == 0 {
+		g.mu.Unlock()
+		return true
+	}
+	if g.idle == nil {
+		g.idle = make(chan struct{})
+	}
+	idle := g.idle
+	g.mu.Unlock()
+	// Real time, not the client's clock: a bound on a wait for the
+	// network, which a test's fake clock must not stop.
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // ensureParents creates path and its missing ancestors, top down.
@@ -736,7 +805,7 @@ func (c *Client) ensureParents(conn *zk.Conn, path string, containers bool) erro
 		p += "/" + s
 		var err error
 		acl := c.opts.aclProvider.ACLForPath(p)
-		if err := c.checkSize("create parent "+p, zkwire.RequestHeaderLen+zkwire.CreateBodyLen(c.full(p), nil, acl, false), 0); err != nil {
+		if err := c.checkSize("create parent "+p, reqHeaderSize+createBodySize(c.full(p), nil, acl, false), 0); err != nil {
 			return err
 		}
 		if containers {
@@ -760,7 +829,7 @@ func (c *Client) ensureNamespace(conn *zk.Conn) error {
 	}
 	p := ""
 	acl := c.opts.aclProvider.ACLForPath("/")
-	if err := c.checkSize("create namespace", zkwire.RequestHeaderLen+zkwire.CreateBodyLen(c.prefix, nil, acl, false), 0); err != nil {
+	if err := c.checkSize("create namespace", reqHeaderSize+createBodySize(c.prefix, nil, acl, false), 0); err != nil {
 		return err
 	}
 	for _, s := range strings.Split(c.prefix[1:], "/") {

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/go-zookeeper/zk"
-	"github.com/gocurator/curator/internal/zkwire"
 )
 
 // Op is one operation of a Multi transaction. Build it with CreateOp,
@@ -96,7 +95,7 @@ func (c *Client) multi(ctx context.Context, ops []Op) ([]zk.MultiResponse, error
 	createsTop := false // a create directly under the namespace root
 	// The transaction is one packet: its size, all operations together,
 	// must fit the server's jute.maxbuffer.
-	size, dataSize := zkwire.RequestHeaderLen+zkwire.MultiHeaderLen, 0
+	size, dataSize := reqHeaderSize+multiHeaderSize, 0
 	for i, o := range ops {
 		if err := ValidatePath(o.path); err != nil {
 			return nil, fmt.Errorf("op %d: %w", i, err)
@@ -126,14 +125,14 @@ func (c *Client) multi(ctx context.Context, ops []Op) ([]zk.MultiResponse, error
 				acl = c.opts.aclProvider.ACLForPath(o.path)
 			}
 			reqs[i] = &zk.CreateRequest{Path: full, Data: data, Acl: acl, Flags: o.mode.flags()}
-			size += zkwire.MultiHeaderLen + zkwire.CreateBodyLen(full, data, acl, false)
+			size += multiHeaderSize + createBodySize(full, data, acl, false)
 			dataSize += len(data)
 			if parent, _ := SplitPath(o.path); parent == "/" {
 				createsTop = true
 			}
 		case opDelete:
 			reqs[i] = &zk.DeleteRequest{Path: full, Version: o.version}
-			size += zkwire.MultiHeaderLen + zkwire.PathBodyLen(full)
+			size += multiHeaderSize + pathBodySize(full)
 		case opSet:
 			so, err := txnSetOptions(i, o.sOpts)
 			if err != nil {
@@ -144,11 +143,11 @@ func (c *Client) multi(ctx context.Context, ops []Op) ([]zk.MultiResponse, error
 				return nil, fmt.Errorf("multi: op %d: %w", i, err)
 			}
 			reqs[i] = &zk.SetDataRequest{Path: full, Data: data, Version: o.version}
-			size += zkwire.MultiHeaderLen + zkwire.SetDataBodyLen(full, data)
+			size += multiHeaderSize + setBodySize(full, data)
 			dataSize += len(data)
 		case opCheck:
 			reqs[i] = &zk.CheckVersionRequest{Path: full, Version: o.version}
-			size += zkwire.MultiHeaderLen + zkwire.PathBodyLen(full)
+			size += multiHeaderSize + pathBodySize(full)
 		default:
 			return nil, invalid("op %d: zero Op", i)
 		}

@@ -193,10 +193,18 @@ func (c *Client) Watch(ctx context.Context, path string, opts ...WatchOption) (*
 		opt(&o)
 	}
 	full := c.full(path)
-	if err := c.checkSize("watch", zkwire.ReadLen(full)+4, 0); err != nil {
+	if err := c.checkSize("watch", readSize(full)+4, 0); err != nil {
 		return nil, fmt.Errorf("watch %s: %w", path, err)
 	}
-	w := newWatcher(c, path, full, o.recursive)
+	w := &Watcher{
+		c: c, path: path, full: full, recursive: o.recursive,
+		out:     make(chan WatchEvent),
+		wake:    make(chan struct{}, 1),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+		pending: map[pendingKey]*pendingEvent{},
+	}
+	w.sub = &zkconn.Subscriber{Recursive: o.recursive, Event: w.event, Resync: w.resync}
 	fallback := o.oneShot
 	var err error
 	if !o.oneShot {
@@ -215,45 +223,25 @@ func (c *Client) Watch(ctx context.Context, path string, opts ...WatchOption) (*
 	w.wg.Add(1)
 	go w.run(ctx)
 	if fallback {
-		if err := w.armFallback(ctx); err != nil {
+		// Like the persistent watch, the one-shot ones are set before
+		// Watch returns.
+		select {
+		case <-w.startFallback(true):
+		case <-ctx.Done():
+		}
+		w.mu.Lock()
+		err := w.armErr
+		w.mu.Unlock()
+		if err == nil {
+			// The fallback also ends (and arms) when the Watcher does.
+			err = ctx.Err()
+		}
+		if err != nil {
 			w.Close()
 			return nil, fmt.Errorf("watch %s: %w", path, err)
 		}
 	}
 	return w, nil
-}
-
-// newWatcher returns a Watcher of full (path as the caller named it),
-// not yet subscribed.
-func newWatcher(c *Client, path, full string, recursive bool) *Watcher {
-	w := &Watcher{
-		c: c, path: path, full: full, recursive: recursive,
-		out:     make(chan WatchEvent),
-		wake:    make(chan struct{}, 1),
-		stop:    make(chan struct{}),
-		done:    make(chan struct{}),
-		pending: map[pendingKey]*pendingEvent{},
-	}
-	w.sub = &zkconn.Subscriber{Recursive: recursive, Event: w.event, Resync: w.resync}
-	return w
-}
-
-// armFallback starts the one-shot watches and waits until they are set:
-// like the persistent watch, they are set before Watch returns. It
-// returns why they could not be, or ctx's error.
-func (w *Watcher) armFallback(ctx context.Context) error {
-	select {
-	case <-w.startFallback(true):
-	case <-ctx.Done():
-	}
-	w.mu.Lock()
-	err := w.armErr
-	w.mu.Unlock()
-	if err == nil {
-		// The fallback also ends (and arms) when the Watcher does.
-		err = ctx.Err()
-	}
-	return err
 }
 
 // subscribe adds the Watcher to its path's persistent watch, under the
@@ -631,108 +619,85 @@ func (w *Watcher) runFallback(armed chan struct{}, strict bool) {
 	defer arm()
 	ctx, end, cancel := w.fallbackContext()
 	defer cancel()
-	s := &fallback{w: w}
+	var (
+		existsCh, childCh <-chan zk.Event
+		last              *zk.Stat // nil: the node is missing
+		known             bool     // last is a read's, not a guess
+		unreadable        bool     // the children watch was refused
+	)
 	defer w.resyncOnReconnect()()
-	defer s.giveBack()
-	for !ended(end) {
-		changed := w.c.StateChanged()
-		ok, err := s.set(ctx, strict)
-		if err != nil {
-			w.failArming(err)
+	defer func() {
+		// One-shot watches still set stay on the server until they fire:
+		// give them back (an exists watch on a missing node could wait
+		// for ever).
+		if w.c.isClosed() {
 			return
 		}
-		if !ok {
-			if !w.pause(end, changed) {
-				return
+		uctx, cancel := context.WithTimeout(context.Background(), unwatchTimeout)
+		defer cancel()
+		if existsCh != nil {
+			_ = w.c.Unwatch(uctx, w.path, ExistWatch)
+		}
+		if childCh != nil {
+			_ = w.c.Unwatch(uctx, w.path, ChildWatch)
+		}
+	}()
+	see := func(st *zk.Stat) {
+		if known {
+			w.diff(last, st)
+		}
+		last, known = st, true
+	}
+	for !ended(end) {
+		changed := w.c.StateChanged()
+		if existsCh == nil {
+			stat, ch, err := w.c.ExistsW(ctx, w.path)
+			if err != nil {
+				if !w.pause(end, changed) {
+					return
+				}
+				continue
 			}
-			continue
+			existsCh = ch
+			see(stat)
+		}
+		if last != nil && childCh == nil && !unreadable {
+			_, stat, ch, err := w.c.ChildrenW(ctx, w.path)
+			switch {
+			case err == nil:
+				childCh = ch
+				see(stat)
+			case errors.Is(err, zk.ErrNoNode):
+				see(nil)
+			case errors.Is(err, zk.ErrNoAuth) && strict:
+				w.failArming(err)
+				return
+			case errors.Is(err, zk.ErrNoAuth):
+				unreadable = true
+				// The children watch that fired (if one did) is not
+				// set again; the node's stat still shows the change.
+				if stat, err := w.c.Exists(ctx, w.path); err == nil {
+					see(stat)
+				}
+			default:
+				if !w.pause(end, changed) {
+					return
+				}
+				continue
+			}
 		}
 		arm()
 		strict = false
 		select {
-		case <-s.existsCh:
-			s.existsCh = nil
-			s.unreadable = false // its permission may have changed: try again
-		case <-s.childCh:
-			s.childCh = nil
+		case <-existsCh:
+			existsCh = nil
+			unreadable = false // its permission may have changed: try again
+		case <-childCh:
+			childCh = nil
 		case <-changed:
 		case <-end:
 			return
 		}
-	}
-}
-
-// fallback is runFallback's state: the one-shot watches set, and the
-// last read of the node.
-type fallback struct {
-	w                 *Watcher
-	existsCh, childCh <-chan zk.Event
-	last              *zk.Stat // nil: the node is missing
-	known             bool     // last is a read's, not a guess
-	unreadable        bool     // the children watch was refused
-}
-
-// see takes a read of the node, and reports what changed since the last.
-func (s *fallback) see(st *zk.Stat) {
-	if s.known {
-		s.w.diff(s.last, st)
-	}
-	s.last, s.known = st, true
-}
-
-// set sets again the watches that fired: the exists watch, and the
-// children watch while the node exists and may be read. ok is false if a
-// read failed (pause, and try again); err is zk.ErrNoAuth when strict
-// and the children may not be read.
-func (s *fallback) set(ctx context.Context, strict bool) (ok bool, err error) {
-	c, path := s.w.c, s.w.path
-	if s.existsCh == nil {
-		stat, ch, err := c.ExistsW(ctx, path)
-		if err != nil {
-			return false, nil
-		}
-		s.existsCh = ch
-		s.see(stat)
-	}
-	if s.last == nil || s.childCh != nil || s.unreadable {
-		return true, nil
-	}
-	_, stat, ch, err := c.ChildrenW(ctx, path)
-	switch {
-	case err == nil:
-		s.childCh = ch
-		s.see(stat)
-	case errors.Is(err, zk.ErrNoNode):
-		s.see(nil)
-	case errors.Is(err, zk.ErrNoAuth) && strict:
-		return false, err
-	case errors.Is(err, zk.ErrNoAuth):
-		s.unreadable = true
-		// The children watch that fired (if one did) is not set again;
-		// the node's stat still shows the change.
-		if stat, err := c.Exists(ctx, path); err == nil {
-			s.see(stat)
-		}
-	default:
-		return false, nil
-	}
-	return true, nil
-}
-
-// giveBack gives back the one-shot watches still set: they stay on the
-// server until they fire (an exists watch on a missing node could wait
-// for ever).
-func (s *fallback) giveBack() {
-	if s.w.c.isClosed() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), unwatchTimeout)
-	defer cancel()
-	if s.existsCh != nil {
-		_ = s.w.c.Unwatch(ctx, s.w.path, ExistWatch)
-	}
-	if s.childCh != nil {
-		_ = s.w.c.Unwatch(ctx, s.w.path, ChildWatch)
 	}
 }
 

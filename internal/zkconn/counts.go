@@ -45,31 +45,20 @@ func (w *Counts) Add(path string, k Kind, d int) {
 	}
 }
 
-// allKinds is every kind of watch.
-var allKinds = []Kind{KindExist, KindData, KindChild}
-
-// kindsFired returns the kinds of watch an event of type t fires, as
-// go-zookeeper's notifyWatches has them (every kind for a deletion, or a
-// path it stops watching); for another type, every kind and ok false.
-func kindsFired(t zk.EventType) (kinds []Kind, ok bool) {
-	switch t {
-	case zk.EventNodeCreated:
-		return []Kind{KindExist}, true
-	case zk.EventNodeDataChanged:
-		return []Kind{KindExist, KindData}, true
-	case zk.EventNodeChildrenChanged:
-		return []Kind{KindChild}, true
-	case zk.EventNodeDeleted, zk.EventNotWatching:
-		return allKinds, true
-	}
-	return allKinds, false
-}
-
 // fired forgets the watches an event fires, as go-zookeeper does
 // (notifyWatches; and every kind for a path it stops watching).
 func (w *Counts) fired(ev zk.Event) {
-	kinds, ok := kindsFired(ev.Type)
-	if !ok {
+	var kinds []Kind
+	switch ev.Type {
+	case zk.EventNodeCreated:
+		kinds = []Kind{KindExist}
+	case zk.EventNodeDataChanged:
+		kinds = []Kind{KindExist, KindData}
+	case zk.EventNodeChildrenChanged:
+		kinds = []Kind{KindChild}
+	case zk.EventNodeDeleted, zk.EventNotWatching:
+		kinds = []Kind{KindExist, KindData, KindChild}
+	default:
 		return
 	}
 	w.mu.Lock()
@@ -87,7 +76,6 @@ func (w *Counts) Reset() {
 	w.n = nil
 }
 
-// any reports whether any watch is counted.
 func (w *Counts) any() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -97,7 +85,17 @@ func (w *Counts) any() bool {
 // wants reports whether a one-shot watch of go-zookeeper's waits for ev:
 // one of the kinds it fires is counted on its path.
 func (w *Counts) wants(ev zk.Event) bool {
-	kinds, _ := kindsFired(ev.Type)
+	var kinds []Kind
+	switch ev.Type {
+	case zk.EventNodeCreated:
+		kinds = []Kind{KindExist}
+	case zk.EventNodeDataChanged:
+		kinds = []Kind{KindExist, KindData}
+	case zk.EventNodeChildrenChanged:
+		kinds = []Kind{KindChild}
+	default:
+		kinds = []Kind{KindExist, KindData, KindChild}
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, k := range kinds {
@@ -113,7 +111,7 @@ func (w *Counts) wants(ev zk.Event) bool {
 func (w *Counts) watching(path string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, k := range allKinds {
+	for _, k := range []Kind{KindData, KindExist, KindChild} {
 		if w.n[watchKey{path, k}] > 0 {
 			return true
 		}

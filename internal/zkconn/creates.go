@@ -74,28 +74,3 @@ func (c *Conn) request(p []byte) {
 	}
 	c.w.mu.Unlock()
 }
-
-// createReply records the reply h (with xid) to a create asked for
-// (Expect): the created path and the create's zxid, if it succeeded.
-func (c *Conn) createReply(xid int32, h []byte) {
-	c.w.mu.Lock()
-	defer c.w.mu.Unlock()
-	path, ok := c.w.pending[xid]
-	if !ok {
-		return
-	}
-	delete(c.w.pending, xid)
-	if binary.BigEndian.Uint32(h[12:16]) != 0 || len(h) < 20 {
-		return
-	}
-	n := int(binary.BigEndian.Uint32(h[16:20]))
-	if n < 0 || 20+n > len(h) {
-		c.w.unread.Add(1) // under w.mu: no log here
-		return
-	}
-	c.w.got[path] = CreateReply{
-		Zxid:    int64(binary.BigEndian.Uint64(h[4:12])),
-		Session: c.session,
-		Path:    string(h[20 : 20+n]),
-	}
-}

@@ -2,65 +2,38 @@ package zkconn
 
 import (
 	"context"
-	"sync"
 	"time"
 )
 
-// resetWait bounds the wait for the setWatches request: if the count
+// watchResetWait bounds the wait for the setWatches request: if the count
 // says watches are set but go-zookeeper sends none, requests go on after it.
 var resetWait = time.Second
 
-// resetGate opens once go-zookeeper has written its setWatches request on
-// a connection, or need not (see the package doc). The zero value is
-// open: a connection made without one waits for nothing.
-type resetGate struct {
-	mu     sync.Mutex
-	ch     chan struct{} // closed when the gate opens; nil: always open
-	opened bool
-}
-
-// arm closes the gate: it opens at the setWatches request.
-func (g *resetGate) arm() { g.ch = make(chan struct{}) }
-
-// open opens the gate (again: nothing).
-func (g *resetGate) open() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if !g.opened && g.ch != nil {
-		g.opened = true
-		close(g.ch)
-	}
-}
-
-// passed reports whether the gate is open.
-func (g *resetGate) passed() bool {
-	if g.ch == nil {
-		return true
-	}
-	select {
-	case <-g.ch:
-		return true
-	default:
-		return false
-	}
-}
-
-// watchesSet returns the live connection's gate channel, nil between
-// connections.
+// watchesSet returns the live connection's setWatches signal (see
+// Conn.watchesSet), nil between connections.
 func (w *Wire) watchesSet() <-chan struct{} {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.live == nil {
 		return nil
 	}
-	return w.live.gate.ch
+	return w.live.watchesSet
 }
 
-// GiveUpWatchesSet opens the live connection's gate without the
-// setWatches request: a count that said watches were set was wrong.
+// GiveUpWatchesSet opens the live connection's setWatches signal without
+// the request: a count that said watches were set was wrong.
 func (w *Wire) GiveUpWatchesSet() {
-	if live := w.Live(); live != nil {
-		live.gate.open()
+	w.mu.Lock()
+	live := w.live
+	w.mu.Unlock()
+	if live == nil {
+		return
+	}
+	live.sentMu.Lock()
+	defer live.sentMu.Unlock()
+	if !live.setSeen && live.watchesSet != nil {
+		live.setSeen = true
+		close(live.watchesSet)
 	}
 }
 
@@ -91,14 +64,37 @@ func (w *Wire) WaitWatchesSet(ctx context.Context) error {
 	return nil
 }
 
+// gateClosed reports whether the connection's watches are set again (or
+// need not be).
+func (c *Conn) gateClosed() bool {
+	if c.watchesSet == nil {
+		return true // a connection made without one waits for nothing
+	}
+	select {
+	case <-c.watchesSet:
+		return true
+	default:
+		return false
+	}
+}
+
 // awaitWatchesSet waits for watchesSet, at most watchResetWait.
 func (c *Conn) awaitWatchesSet() {
 	t := time.NewTimer(resetWait)
 	defer t.Stop()
 	select {
-	case <-c.gate.ch:
+	case <-c.watchesSet:
 	case <-t.C:
-		c.gate.open()
+		c.sentMu.Lock()
+		if !c.setSeen && c.watchesSet != nil {
+			c.setSeen = true
+			close(c.watchesSet)
+		}
+		c.sentMu.Unlock()
 	}
-	c.ledger.note(OpReplyReleased)
+	if recordOps.Load() {
+		c.sentMu.Lock()
+		c.ops = append(c.ops, OpReplyReleased)
+		c.sentMu.Unlock()
+	}
 }

@@ -24,10 +24,10 @@ func TestWireHoldsRepliesUntilWatchesSet(t *testing.T) {
 	newConn := func(gate bool) *Conn {
 		w := NewWire(Config{})
 		cc := &chunkConn{data: append([]byte(nil), stream...)}
-		c := &Conn{Conn: cc, w: w}
-		c.gate.arm()
+		c := &Conn{Conn: cc, w: w, watchesSet: make(chan struct{})}
 		if !gate {
-			c.gate.open()
+			c.setSeen = true
+			close(c.watchesSet)
 		}
 		if _, err := c.Write(connectRequestFrame()); err != nil {
 			t.Fatal(err)
@@ -51,8 +51,8 @@ func TestWireHoldsRepliesUntilWatchesSet(t *testing.T) {
 	if out := readAll(c); !bytes.Equal(out, stream) {
 		t.Fatal("bytes changed")
 	}
-	if ops := c.ledger.loggedOps(); len(ops) != 0 {
-		t.Fatalf("held with nothing to wait for: %v", ops)
+	if len(c.ops) != 0 {
+		t.Fatalf("held with nothing to wait for: %v", c.ops)
 	}
 
 	// Watches to set again: the request's reply waits for setWatches,
@@ -66,7 +66,9 @@ func TestWireHoldsRepliesUntilWatchesSet(t *testing.T) {
 	if out := <-got; !bytes.Equal(out, stream) {
 		t.Fatal("bytes changed")
 	}
-	ops := c.ledger.loggedOps()
+	c.sentMu.Lock()
+	ops := append([]int32(nil), c.ops...)
+	c.sentMu.Unlock()
 	want := []int32{zkwire.OpSetWatches, OpReplyReleased}
 	if !slices.Equal(ops, want) && !slices.Equal(ops, []int32{zkwire.OpSetWatches}) {
 		t.Fatalf("ops %v, want setWatches before the reply's release", ops)
@@ -83,7 +85,7 @@ func TestWireHoldsRepliesUntilWatchesSet(t *testing.T) {
 	if out := readAll(c); !bytes.Equal(out, stream) {
 		t.Fatal("bytes changed")
 	}
-	if ops := c.ledger.loggedOps(); !slices.Equal(ops, []int32{OpReplyReleased}) || !c.gate.passed() {
-		t.Fatalf("after the bound: ops %v, gate open %v", ops, c.gate.passed())
+	if !slices.Equal(c.ops, []int32{OpReplyReleased}) || !c.gateClosed() {
+		t.Fatalf("after the bound: ops %v, gate closed %v", c.ops, c.gateClosed())
 	}
 }

@@ -43,7 +43,9 @@ func (w *Wire) WrittenOps() []int32 {
 	if live == nil {
 		return nil
 	}
-	return live.ledger.loggedOps()
+	live.sentMu.Lock()
+	defer live.sentMu.Unlock()
+	return append([]int32(nil), live.ops...)
 }
 
 // LastPing returns the send time of the last ping of the client's own

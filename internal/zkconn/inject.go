@@ -21,6 +21,13 @@ const (
 
 func isOwnXid(xid int32) bool { return xid <= ownXidBase && xid > ownXidBase-ownXidSpan }
 
+// ownRequest is an injected request waiting for its reply.
+type ownRequest struct {
+	op    int32
+	reply chan int32 // the reply's error code; closed without one if the connection ends
+	then  func(code int32, zxid int64)
+}
+
 // inject writes frame, a whole request of the client's own with xid and
 // opcode op, between go-zookeeper's frames, and returns the channel its
 // reply's error code comes on (closed without a value if the connection
@@ -34,26 +41,36 @@ func (c *Conn) inject(xid, op int32, frame []byte, then func(code int32, zxid in
 	ch := make(chan int32, 1)
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	c.ledger.written(xid, c.w.clock.Now(), op, &ownRequest{op: op, reply: ch, then: then})
-	if err := c.writeOwnLocked(frame); err != nil {
-		return nil, err
+	c.sentMu.Lock()
+	if c.waiters == nil {
+		c.waiters = map[int32]ownRequest{}
 	}
-	return ch, nil
-}
-
-// writeOwnLocked writes a frame of the client's own, with writeMu held,
-// bounded by injectWriteTimeout, and puts go-zookeeper's write deadline
-// back. A failed write closes the socket (part of the frame may have gone
-// out) and ends the wait of every injected request.
-func (c *Conn) writeOwnLocked(frame []byte) error {
+	c.waiters[xid] = ownRequest{op: op, reply: ch, then: then}
+	c.sent = append(c.sent, sentRequest{xid: xid, at: c.w.clock.Now()})
+	if recordOps.Load() {
+		c.ops = append(c.ops, op)
+	}
+	c.sentMu.Unlock()
 	_ = c.Conn.SetWriteDeadline(time.Now().Add(injectWriteTimeout))
 	_, err := c.Conn.Write(frame)
 	_ = c.Conn.SetWriteDeadline(c.zkDeadline)
 	if err != nil {
 		c.Conn.Close()
-		c.ledger.failWaiters()
+		c.failWaiters()
+		return nil, err
 	}
-	return err
+	return ch, nil
+}
+
+// failWaiters ends the wait of every injected request: its reply is not
+// coming.
+func (c *Conn) failWaiters() {
+	c.sentMu.Lock()
+	defer c.sentMu.Unlock()
+	for xid, r := range c.waiters {
+		close(r.reply)
+		delete(c.waiters, xid)
+	}
 }
 
 // pingXid and opPing are ZooKeeper's: the server answers every ping with
@@ -114,6 +131,19 @@ func (c *Conn) ping() (time.Time, error) {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	at := c.w.clock.Now()
-	c.ledger.written(pingXid, at, opPing, nil)
-	return at, c.writeOwnLocked(pingFrame)
+	c.sentMu.Lock()
+	c.sent = append(c.sent, sentRequest{xid: pingXid, at: at})
+	if recordOps.Load() {
+		c.ops = append(c.ops, opPing)
+	}
+	c.sentMu.Unlock()
+	_ = c.Conn.SetWriteDeadline(time.Now().Add(injectWriteTimeout))
+	_, err := c.Conn.Write(pingFrame)
+	_ = c.Conn.SetWriteDeadline(c.zkDeadline)
+	if err != nil {
+		c.Conn.Close()
+		c.failWaiters()
+		return at, err
+	}
+	return at, nil
 }

@@ -128,7 +128,7 @@ func newSubscriber(recursive bool) *subscriber {
 	return s
 }
 
-func waitFor[E any](t testing.TB, ch <-chan E, what string) E {
+func waitFor[E any](t *testing.T, ch <-chan E, what string) E {
 	t.Helper()
 	timer := time.NewTimer(testDeadline)
 	defer timer.Stop()
@@ -248,50 +248,5 @@ func TestRetiredWireArmsNothing(t *testing.T) {
 	case armed := <-s.resyncs:
 		t.Fatalf("the subscriber was told of the retired wire's connection (armed %v)", armed)
 	default:
-	}
-}
-
-// A reply the layer cannot read whole (a create of a path longer than
-// the head it keeps) changes nothing for go-zookeeper, records nothing,
-// and is reported (Unread): the client then reads the Stat with a
-// request. A short path's reply is read as usual.
-func TestCreateReplyNotUnderstoodAgainstServer(t *testing.T) {
-	srv := zktest.StartServer(t)
-	var set Counts
-	var r *rig
-	pw := NewRegistry(zap.NewNop(), &set, func() *Conn { return r.wire.Live() })
-	r = newRig(t, srv, srv.Addr(), pw, &set, false)
-	for _, tt := range []struct {
-		name       string
-		path       string
-		understood bool
-	}{
-		{"short path", "/short", true},
-		{"path past the head kept", "/" + strings.Repeat("n", maxHead), false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			before := r.wire.Unread()
-			sent := r.wire.Expect(tt.path)
-			got, err := r.conn.Create(tt.path, []byte("x"), 0, zk.WorldACL(zk.PermAll))
-			if err != nil || got != tt.path {
-				t.Fatalf("create through the wire: %q, %v", got, err)
-			}
-			waitFor(t, sent, "the create written")
-			reply, ok := r.wire.Take(tt.path)
-			_, st, err := r.conn.Get(tt.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			unread := r.wire.Unread() - before
-			switch {
-			case tt.understood && (!ok || reply.Zxid != st.Czxid || reply.Path != tt.path || unread != 0):
-				t.Fatalf("reply %+v (%v), czxid %d, unread %d", reply, ok, st.Czxid, unread)
-			case !tt.understood && (ok || unread != 1):
-				t.Fatalf("a reply not read whole: taken %v (%+v), unread %d, want nothing taken and 1", ok, reply, unread)
-			}
-			if r.wire.Outstanding() != 0 {
-				t.Fatalf("%d creates still kept", r.wire.Outstanding())
-			}
-		})
 	}
 }

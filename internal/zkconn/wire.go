@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
-	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/internal/clock"
 )
@@ -32,10 +31,7 @@ type Wire struct {
 	counts *Counts
 	// pw, if set, is the client's registry of persistent watches, which
 	// this Wire arms on each connection and feeds with their events.
-	pw  *Registry
-	log *zap.Logger
-	// unread counts the frames looked at and not understood (Unread).
-	unread atomic.Int64
+	pw *Registry
 	// retired is set once the client replaced this connection: the
 	// persistent watches are armed on the new one only.
 	retired   atomic.Bool
@@ -70,9 +66,6 @@ type Config struct {
 	Counts *Counts
 	// Registry, if set, is the client's registry of persistent watches.
 	Registry *Registry
-	// Log gets a debug line for each frame not understood (nothing if
-	// nil).
-	Log *zap.Logger
 }
 
 // NewWire returns a Wire that has dialled nothing yet.
@@ -81,25 +74,8 @@ func NewWire(cfg Config) *Wire {
 	if clk == nil {
 		clk = clock.Real
 	}
-	log := cfg.Log
-	if log == nil {
-		log = zap.NewNop()
-	}
-	return &Wire{handshake: cfg.Handshake, clock: clk, counts: cfg.Counts, pw: cfg.Registry, log: log, gone: make(chan struct{}),
+	return &Wire{handshake: cfg.Handshake, clock: clk, counts: cfg.Counts, pw: cfg.Registry, gone: make(chan struct{}),
 		want: map[string]wanted{}, pending: map[int32]string{}, got: map[string]CreateReply{}}
-}
-
-// Unread returns how many frames the Wire looked at and did not
-// understand. Each was handed on to go-zookeeper unchanged, and recorded
-// nothing; the client falls back to asking the server for what it would
-// have told.
-func (w *Wire) Unread() int64 { return w.unread.Load() }
-
-// notUnderstood reports a frame (its payload, xid first) that was looked
-// at and not understood.
-func (w *Wire) notUnderstood(what string, payload []byte) {
-	w.unread.Add(1)
-	w.log.Debug("frame not understood; handed on unchanged", zap.String("frame", what), zap.Int("bytes", len(payload)))
 }
 
 // Retire marks the Wire as replaced by the client's next one: it arms
@@ -151,8 +127,7 @@ func (w *Wire) Dialer(d zk.Dialer) zk.Dialer {
 			w.dialFailed(addr, err)
 			return nil, err
 		}
-		wc := &Conn{Conn: conn, w: w, addr: addr}
-		wc.gate.arm()
+		wc := &Conn{Conn: conn, w: w, watchesSet: make(chan struct{}), addr: addr}
 		wc.dialAgain = func() (net.Conn, error) { return d(network, addr, timeout) }
 		if w.pw != nil && !w.retired.Load() {
 			// The server's version decides whether persistent watches
@@ -162,7 +137,8 @@ func (w *Wire) Dialer(d zk.Dialer) zk.Dialer {
 		}
 		if w.counts == nil || !w.counts.any() {
 			// No watch to set again: no setWatches to wait for.
-			wc.gate.open()
+			wc.setSeen = true
+			close(wc.watchesSet)
 		}
 		w.mu.Lock()
 		clear(w.pending) // requests of an earlier connection get no reply

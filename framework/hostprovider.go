@@ -1,4 +1,4 @@
-package zkconn
+package framework
 
 import (
 	"math/rand/v2"
@@ -11,14 +11,14 @@ import (
 	"github.com/gocurator/curator/internal/clock"
 )
 
-// TrackedHosts is the go-zookeeper HostProvider of a connection of a
+// trackedHosts is the go-zookeeper HostProvider of a connection of a
 // client with the ensemble tracker on: the servers to try, in a random
 // order, which the tracker replaces when the ensemble changes. The live
 // connection is kept; the next (re)connection picks from the new list.
 // Unlike go-zookeeper's DNSHostProvider it keeps host names as they are,
 // so each dial resolves them afresh (a configured DNS name is followed,
 // not pinned to the address it had at connect time, CURATOR-638/664).
-type TrackedHosts struct {
+type trackedHosts struct {
 	mu      sync.Mutex
 	servers []string
 	curr    int // index of the server last returned by Next; -1 for none
@@ -26,14 +26,14 @@ type TrackedHosts struct {
 }
 
 // Init is called by go-zookeeper's Connect with the servers to start from.
-func (h *TrackedHosts) Init(servers []string) error {
-	h.Update(servers)
+func (h *trackedHosts) Init(servers []string) error {
+	h.update(servers)
 	return nil
 }
 
-// Update replaces the servers; the next Next starts a round of the new
+// update replaces the servers; the next Next starts a round of the new
 // list.
-func (h *TrackedHosts) Update(servers []string) {
+func (h *trackedHosts) update(servers []string) {
 	s := slices.Clone(servers)
 	rand.Shuffle(len(s), func(i, j int) { s[i], s[j] = s[j], s[i] })
 	h.mu.Lock()
@@ -43,7 +43,7 @@ func (h *TrackedHosts) Update(servers []string) {
 }
 
 // Len returns the number of servers.
-func (h *TrackedHosts) Len() int {
+func (h *trackedHosts) Len() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.servers)
@@ -52,7 +52,7 @@ func (h *TrackedHosts) Len() int {
 // Next returns the next server to try; retryStart is true once every
 // server has been tried since the last connection (pacedHosts, which
 // wraps it, pauses then).
-func (h *TrackedHosts) Next() (server string, retryStart bool) {
+func (h *trackedHosts) Next() (server string, retryStart bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.curr = (h.curr + 1) % len(h.servers)
@@ -64,7 +64,7 @@ func (h *TrackedHosts) Next() (server string, retryStart bool) {
 }
 
 // Connected records a successful connection.
-func (h *TrackedHosts) Connected() {
+func (h *trackedHosts) Connected() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.last = h.curr
@@ -80,7 +80,7 @@ func (h *TrackedHosts) Connected() {
 // cut, and too late for its session half the time (issue 33, item 9).
 // Next reports retryStart only once the connection is given up (so that
 // go-zookeeper's loop looks at its Close); between rounds it pauses as
-// RedialPause says: the first round at once, the next ones tens of
+// redialPause says: the first round at once, the next ones tens of
 // milliseconds apart, so a refused server is not dialled in a busy loop.
 //
 // Unlike go-zookeeper's pause, this one does not fail the requests queued
@@ -91,9 +91,9 @@ func (h *TrackedHosts) Connected() {
 type pacedHosts struct {
 	zk.HostProvider
 	clock clock.Clock
-	// timeout is the session timeout the pauses are cut to (RedialPause).
+	// timeout is the session timeout the pauses are cut to (redialPause).
 	timeout func() time.Duration
-	// gone is closed once the connection is given up (Wire.Quit, Abandon).
+	// gone is closed once the connection is given up (wire.abandon).
 	gone <-chan struct{}
 
 	mu     sync.Mutex
@@ -113,7 +113,7 @@ func (p *pacedHosts) Next() (server string, retryStart bool) {
 	round := p.rounds
 	p.rounds++
 	p.mu.Unlock()
-	if d := jitter(RedialPause(round, p.timeout())); d > 0 {
+	if d := jitter(redialPause(round, p.timeout())); d > 0 {
 		wake := make(chan struct{})
 		t := p.clock.AfterFunc(d, func() { close(wake) })
 		select {
@@ -139,38 +139,23 @@ func (p *pacedHosts) Connected() {
 	p.mu.Unlock()
 }
 
-// Hosts wraps inner, the provider that picks the servers
-// (go-zookeeper's DNSHostProvider, or a TrackedHosts), into the one to
-// give go-zookeeper (zk.WithHostProvider): it paces the redials
-// (pacedHosts) on the wall clock, cut to the negotiated session timeout
-// (asked until the server says), and ends a pause once the Wire is given
-// up.
-func (w *Wire) Hosts(inner zk.HostProvider, asked time.Duration) zk.HostProvider {
-	return &pacedHosts{HostProvider: inner, clock: clock.Real, gone: w.Gone(), timeout: func() time.Duration {
-		if ms := w.Timeout(); ms > 0 {
-			return time.Duration(ms) * time.Millisecond
-		}
-		return asked
-	}}
-}
-
-// Bounds of the pause between rounds of redials (RedialPause).
+// Bounds of the pause between rounds of redials (redialPause).
 const (
 	redialFirst = 10 * time.Millisecond  // the second round's pause; doubled each round
 	redialMin   = 10 * time.Millisecond  // the least the longest pause may be
 	redialMax   = 250 * time.Millisecond // the most it may be
 	// redialDivisor cuts the longest pause to this fraction of the
 	// session timeout: a pause is part of what a cut costs before the
-	// client-side deadline (see framework's keepaliveDivisor).
+	// client-side deadline (see keepaliveDivisor).
 	redialDivisor = 80
 )
 
-// RedialPause is the pause before round round (0 for the first) of
+// redialPause is the pause before round round (0 for the first) of
 // redials since the last connection, for a session of timeout: none for
 // the first (a cut that just ended is redialled at once), then 10 ms,
 // doubling, up to an eightieth of the timeout within [10 ms, 250 ms]
 // (50 ms for a 4 s session, 250 ms from 20 s up).
-func RedialPause(round int, timeout time.Duration) time.Duration {
+func redialPause(round int, timeout time.Duration) time.Duration {
 	if round <= 0 {
 		return 0
 	}
