@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"slices"
 	"strings"
 	"time"
 
@@ -87,7 +85,7 @@ type consumer struct {
 	others map[string]bool // items skipped as locked by another consumer
 	pause  time.Duration
 	again  bool      // look at the queue again at once
-	spread int       // how far apart from other consumers to start (pass)
+	spread spread    // how far apart from other consumers to start (pass)
 	next   time.Time // a delay queue's earliest item not yet due; zero if none
 
 	overBuffer bool // the last listing was larger than jute.maxbuffer
@@ -176,10 +174,6 @@ func (k *consumer) run(ctx context.Context) error {
 	}
 }
 
-// maxSpread bounds how far apart consumers that keep taking the same
-// items spread out (see pass).
-const maxSpread = 32
-
 // pass takes the items of one listing. A consumer alone takes them in
 // order. Consumers that run into each other (an item read, deleted or
 // locked by another meanwhile: each such collision costs a round trip)
@@ -191,11 +185,7 @@ const maxSpread = 32
 // read is sent while the current one is taken, so that one round trip
 // carries both.
 func (k *consumer) pass(ctx context.Context, names []string, w *framework.Watcher) error {
-	order := names
-	if k.spread > 1 && len(names) > 1 {
-		r := rand.IntN(min(k.spread, len(names)))
-		order = append(slices.Clone(names[r:]), names[:r]...)
-	}
+	order := k.spread.start(names)
 	var pre *fetched
 	defer func() { pre.wait() }()
 	collisions := 0
@@ -222,11 +212,7 @@ func (k *consumer) pass(ctx context.Context, names []string, w *framework.Watche
 		}
 		if k.take(ctx, name, cur) == collided && k.spreads() {
 			collisions++
-			if hop := rand.IntN(min(k.spread, maxSpread) + 1); hop > 0 && i+1 < len(order) {
-				hop = min(hop, len(order)-i-1)
-				rest := order[i+1:]
-				order = append(append(order[:i+1:i+1], rest[hop:]...), rest[:hop]...)
-			}
+			order = k.spread.hop(order, i)
 		}
 		if k.q.v == priorityQueue && k.changed(w) {
 			// A new item may come before the rest: look again
@@ -235,11 +221,7 @@ func (k *consumer) pass(ctx context.Context, names []string, w *framework.Watche
 			break
 		}
 	}
-	if collisions > 0 {
-		k.spread = min(2*max(k.spread, 1), maxSpread)
-	} else {
-		k.spread = max(k.spread/2, 1)
-	}
+	k.spread = k.spread.next(collisions)
 	return nil
 }
 

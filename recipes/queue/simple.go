@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,7 +33,7 @@ type Simple struct {
 	// has tried yet: the next Take tries them before it lists again.
 	next []string
 	// spread is how far apart from other takers to start (takeFirst).
-	spread int
+	spread spread
 
 	waiting atomic.Int32 // tests: Takes that found the queue empty and wait
 }
@@ -251,21 +249,13 @@ func (s *Simple) list(ctx context.Context) ([]string, error) {
 // random number of names ahead, those passed over tried last.
 func (s *Simple) takeFirst(ctx context.Context, names []string) ([]byte, bool, []string, error) {
 	s.mu.Lock()
-	spread := max(s.spread, 1)
+	sp := s.spread
 	s.mu.Unlock()
-	order := names
-	if spread > 1 && len(names) > 1 {
-		r := rand.IntN(min(spread, len(names)))
-		order = append(slices.Clone(names[r:]), names[:r]...)
-	}
+	order := sp.start(names)
 	collisions := 0
 	defer func() {
 		s.mu.Lock()
-		if collisions > 0 {
-			s.spread = min(2*spread, maxSpread)
-		} else {
-			s.spread = max(spread/2, 1)
-		}
+		s.spread = sp.next(collisions)
 		s.mu.Unlock()
 	}()
 	for i := 0; i < len(order); i++ {
@@ -285,11 +275,7 @@ func (s *Simple) takeFirst(ctx context.Context, names []string) ([]byte, bool, [
 		}
 		// Another taker had it first: it is theirs.
 		collisions++
-		if hop := rand.IntN(min(spread, maxSpread) + 1); hop > 0 && i+1 < len(order) {
-			hop = min(hop, len(order)-i-1)
-			rest := order[i+1:]
-			order = append(append(order[:i+1:i+1], rest[hop:]...), rest[:hop]...)
-		}
+		order = sp.hop(order, i)
 	}
 	return nil, false, nil, nil
 }
