@@ -141,8 +141,16 @@ func (r *barrierRunner) leftAlone(ctx context.Context, c *framework.Client, work
 			return // a fault in between: nothing can be judged
 		}
 		if st != nil {
+			// What the next look into this needs: the node's czxid and
+			// session, the leaver's session, and the ready node now.
+			ready, _ := c.Exists(rctx, framework.JoinPath(barrierPath(workload), "ready"))
+			readyNow := "none"
+			if ready != nil {
+				readyNow = fmt.Sprintf("0x%x", ready.Czxid)
+			}
 			r.mu.Lock()
-			r.violation(workload, "Leave returned nil while member %s of its round had not left", p)
+			r.violation(workload, "Leave returned nil while member %s of its round had not left (its czxid 0x%x, session 0x%x; the leaver's session 0x%x; ready now %s)",
+				p, st.Czxid, st.EphemeralOwner, c.SessionID(), readyNow)
 			r.mu.Unlock()
 			return
 		}
