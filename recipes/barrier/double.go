@@ -263,14 +263,7 @@ func (d *Double) enter(ctx context.Context) error {
 		case d.open(r):
 			d.opened = r.ready.Czxid
 			return nil
-		}
-		held := false
-		if len(r.members) >= d.n {
-			if held, err = d.heldOpen(ctx, r); err != nil {
-				return d.giveUp(ctx, err)
-			}
-		}
-		if len(r.members) >= d.n && !held {
+		case len(r.members) >= d.n:
 			opened, err := d.commit(ctx, r)
 			if err != nil {
 				return d.giveUp(ctx, err)
@@ -285,100 +278,33 @@ func (d *Double) enter(ctx context.Context) error {
 		}
 		// Only the ready node's coming (or a stale one's going) can open
 		// the barrier for us: the member that completes the count makes
-		// it. Watch it, and look again if it changed since the look;
-		// while the last round is held open, watch its members go too.
-		again, err := d.awaitChange(ctx, r, held)
+		// it. Watch it, and look again if it changed since the look.
+		ready := framework.JoinPath(d.path, readyNode)
+		changed := d.c.StateChanged()
+		now, ch, err := d.c.ExistsW(ctx, ready)
 		if err != nil {
 			return d.giveUp(ctx, err)
 		}
-		if !again {
-			d.wakeups.Add(1)
+		if !sameNode(now, r.ready) {
+			d.unwatch(ctx, ready, framework.ExistWatch)
+			continue
+		}
+		if err := d.wait(ctx, ready, framework.ExistWatch, ch, changed); err != nil {
+			return d.giveUp(ctx, err)
 		}
 	}
 }
 
-// heldOpen reports whether members of the round r's ready node opened (it
-// did not open for us: it is older than our node) are still in. Their
-// round is not over, and a new one does not open over it: counted with
-// ours they would let the next round pass with members that are leaving,
-// and replacing their ready node would move their round's mark while they
-// are still in it. The next round opens once they have gone.
-func (d *Double) heldOpen(ctx context.Context, r round) (bool, error) {
-	if r.ready == nil {
-		return false, nil
-	}
-	stats := make([]*zk.Stat, len(r.members))
-	var g errgroup.Group
-	for i, m := range r.members {
-		g.Go(func() (err error) {
-			stats[i], err = d.c.Exists(ctx, framework.JoinPath(d.path, m))
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return false, err
-	}
-	return slices.ContainsFunc(stats, func(st *zk.Stat) bool { return st != nil && st.Czxid < r.ready.Czxid }), nil
-}
-
-// awaitChange watches the ready node (and, with held, the listing) and
-// waits for a change since the look r. It reports true when the change
-// came before the watches were set (no wait: look again at once).
-func (d *Double) awaitChange(ctx context.Context, r round, held bool) (bool, error) {
-	ready := framework.JoinPath(d.path, readyNode)
-	changed := d.c.StateChanged()
-	now, readyCh, err := d.c.ExistsW(ctx, ready)
-	if err != nil {
-		return false, err
-	}
-	ws := []watch{{ready, framework.ExistWatch, readyCh}}
-	same := sameNode(now, r.ready)
-	if held && same {
-		kids, _, kidsCh, err := d.c.ChildrenW(ctx, d.path)
-		if err != nil {
-			d.unwatchAll(ctx, ws)
-			return false, err
-		}
-		ws = append(ws, watch{d.path, framework.ChildWatch, kidsCh})
-		same = len(kids) == len(r.members)+1 // the members and ready
-	}
-	if !same {
-		d.unwatchAll(ctx, ws)
-		return true, nil
-	}
-	return false, d.wait(ctx, ws, changed)
-}
-
-// watch is a one-shot watch of a wait.
-type watch struct {
-	path string
-	kind framework.WatchKind
-	ch   <-chan zk.Event
-}
-
-func (d *Double) unwatchAll(ctx context.Context, ws []watch) {
-	for _, w := range ws {
-		d.unwatch(ctx, w.path, w.kind)
-	}
-}
-
-// wait waits for one of the one-shot watches ws (one or two) to fire, for a change of
-// the client's connection state (changed, taken before the watches were
-// set: a reconnection or a new session says to look again, which finds a
-// lost membership), or for ctx's end (its error). It gives back the
-// watches that did not fire. The caller looks again in every case.
-func (d *Double) wait(ctx context.Context, ws []watch, changed <-chan struct{}) error {
-	var other <-chan zk.Event // a second watch, if any (nil blocks)
-	if len(ws) > 1 {
-		other = ws[1].ch
-	}
+// wait waits for the one-shot watch ch on p to fire, for a change of the
+// client's connection state (changed, taken before the watch was set: a
+// reconnection or a new session says to look again, which finds a lost
+// membership), or for ctx's end (its error). It gives the watch back
+// unless it fired. The caller looks again in every case.
+func (d *Double) wait(ctx context.Context, p string, kind framework.WatchKind, ch <-chan zk.Event, changed <-chan struct{}) error {
 	for {
 		select {
-		case <-ws[0].ch:
-			d.unwatchAll(ctx, ws[1:])
-			return nil
-		case <-other:
-			d.unwatchAll(ctx, ws[:1])
+		case <-ch:
+			d.wakeups.Add(1)
 			return nil
 		case <-changed:
 			// Looking is for when the client is connected again: a
@@ -387,10 +313,11 @@ func (d *Double) wait(ctx context.Context, ws []watch, changed <-chan struct{}) 
 			if s := d.c.State(); s == connstate.Suspended || s == connstate.Lost {
 				continue
 			}
-			d.unwatchAll(ctx, ws)
+			d.unwatch(ctx, p, kind)
+			d.wakeups.Add(1)
 			return nil
 		case <-ctx.Done():
-			d.unwatchAll(ctx, ws)
+			d.unwatch(ctx, p, kind)
 			return ctx.Err()
 		}
 	}
@@ -636,9 +563,5 @@ func (d *Double) waitGone(ctx context.Context, m member) error {
 		return nil
 	}
 	d.waits.Add(1)
-	if err := d.wait(ctx, []watch{{p, framework.DataWatch, ch}}, changed); err != nil {
-		return err
-	}
-	d.wakeups.Add(1)
-	return nil
+	return d.wait(ctx, p, framework.DataWatch, ch, changed)
 }

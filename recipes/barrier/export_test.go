@@ -1,15 +1,10 @@
 package barrier
 
-import "github.com/gocurator/curator/framework"
-
 // Wakeups returns how many events made the member's waits look again.
 func Wakeups(d *Double) int64 { return d.wakeups.Load() }
 
 // Node returns the member's node path.
 func Node(d *Double) string { return d.node }
-
-// Client returns the member's client.
-func Client(d *Double) *framework.Client { return d.c }
 
 // LeaveWaits returns how many times Leave began to wait for a member.
 func LeaveWaits(d *Double) int64 { return d.waits.Load() }
