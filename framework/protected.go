@@ -10,7 +10,6 @@ import (
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
 
-	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -49,7 +48,7 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 		return pc.created, nil
 	}
 	if lastWire != nil {
-		lastWire.Take(c.full(pc.path))
+		lastWire.take(c.full(pc.path))
 	}
 	if pending, idle, mayExist := pc.abandon(ctx, err); mayExist {
 		c.cleanUpProtected(ctx, pc, pending, idle)
@@ -71,7 +70,7 @@ type protectedCall struct {
 	abandoned bool
 	idle      chan struct{} // closed when the last attempt ends after abandon
 	handOff   bool          // the caller stopped waiting: attempts clean up
-	w         *zkconn.Wire  // the wire asked for the create's reply, if any
+	w         *wire         // the wire asked for the create's reply, if any
 	// Set by the attempt that succeeds; read once c.do has returned.
 	created   string
 	foundStat *zk.Stat // of a node found by its protected id
@@ -127,10 +126,10 @@ func (c *Client) protectedAttempt(ctx context.Context, conn *zk.Conn, pc *protec
 			return nil
 		}
 	}
-	var cw *zkconn.Wire
+	var cw *wire
 	if o.stat != nil || o.list != nil {
 		if cw = c.wireOf(conn); cw != nil {
-			cw.Expect(c.full(pc.path))
+			cw.expect(c.full(pc.path))
 			pc.mu.Lock()
 			pc.w = cw
 			pc.mu.Unlock()
@@ -210,7 +209,7 @@ func (c *Client) endProtectedAttempt(conn *zk.Conn, pc *protectedCall, err error
 		return
 	}
 	if w != nil {
-		w.Take(c.full(pc.path)) // the caller, gone, will not
+		w.take(c.full(pc.path)) // the caller, gone, will not
 	}
 	if !mayHaveMade(err) {
 		return

@@ -40,7 +40,9 @@ func TestStoringStatInFromTheReply(t *testing.T) {
 			if st.Ctime != 0 {
 				t.Fatalf("the Stat was read with a request, not off the reply: %+v", st)
 			}
-			left := c.h.wire.Outstanding()
+			c.h.wire.mu.Lock()
+			left := len(c.h.wire.want) + len(c.h.wire.got) + len(c.h.wire.pending)
+			c.h.wire.mu.Unlock()
 			if left != 0 {
 				t.Fatalf("wire bookkeeping left behind: %d entries", left)
 			}
