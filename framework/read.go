@@ -21,8 +21,12 @@ func (c *Client) Exists(ctx context.Context, path string) (*zk.Stat, error) {
 	}
 	var stat *zk.Stat
 	err := c.do(ctx, reqExists, func(conn *zk.Conn) error {
+		// zk.Conn.Exists answers true with a zero Stat when the request
+		// fails; only a successful attempt's answer counts, and a retry's
+		// "no node" must not keep an earlier attempt's stat.
+		stat = nil
 		ok, st, err := conn.Exists(c.full(path))
-		if ok {
+		if err == nil && ok {
 			stat = st
 		}
 		return err
@@ -55,11 +59,12 @@ func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.
 		full := c.full(path)
 		if local, undo := c.pw.oneShot(full, watchExist); local != nil {
 			// Served by the path's persistent watch (persistent.go).
+			stat = nil
 			ok, st, err := conn.Exists(full)
 			if err != nil {
 				undo()
 			}
-			if ok {
+			if err == nil && ok {
 				stat = st
 			}
 			ch = local
@@ -69,6 +74,7 @@ func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.
 		// the node exists, an exist watch if not.
 		c.set.add(full, watchData, 1)
 		c.set.add(full, watchExist, 1)
+		stat = nil
 		ok, st, w, err := conn.ExistsW(full)
 		switch {
 		case err != nil:
@@ -79,7 +85,7 @@ func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.
 		default:
 			c.set.add(full, watchData, -1)
 		}
-		if ok {
+		if err == nil && ok {
 			stat = st
 		}
 		ch = w

@@ -70,3 +70,16 @@ func replyXid(frame []byte) (int32, bool) {
 	}
 	return int32(binary.BigEndian.Uint32(frame[4:8])), true
 }
+
+// withErrorCode rewrites a reply frame, [len][xid][zxid][err][body], to
+// carry error code code and no body, reusing frame's memory.
+func withErrorCode(frame []byte, code int32) []byte {
+	const header = 4 + 4 + 8 + 4
+	if len(frame) < header {
+		return frame
+	}
+	frame = frame[:header]
+	binary.BigEndian.PutUint32(frame[0:4], uint32(header-4))
+	binary.BigEndian.PutUint32(frame[16:20], uint32(code))
+	return frame
+}

@@ -208,6 +208,15 @@ func (p *Proxy) LoseNextSetACLReply() <-chan struct{} { return p.arm(lostSetACL)
 // request (dynamic reconfiguration of an ensemble).
 func (p *Proxy) LoseNextReconfigReply() <-chan struct{} { return p.arm(lostReconfig) }
 
+// FailNextExistsReply makes the reply to the next exists request reach the
+// client with ZooKeeper error code code (such as -118, "session moved", or
+// -112, "session expired") in place of the server's answer, its body
+// dropped. Unlike the lost-reply faults the connection stays open. The
+// returned channel is closed once the rewritten reply has been passed on.
+func (p *Proxy) FailNextExistsReply(code int32) <-chan struct{} {
+	return p.armCode(lostExists, code)
+}
+
 // lostKind is the kind of request a lost-reply fault is armed for.
 type lostKind int
 
@@ -218,6 +227,7 @@ const (
 	lostMulti
 	lostSetACL
 	lostReconfig
+	lostExists
 )
 
 // matches reports whether a request of opcode op carries a fault of kind k.
@@ -235,18 +245,27 @@ func (k lostKind) matches(op int32) bool {
 		return op == zkwire.OpSetACL
 	case lostReconfig:
 		return op == zkwire.OpReconfig
+	case lostExists:
+		return op == zkwire.OpExists
 	}
 	return false
 }
 
 // lostReply is one armed lost-reply fault.
 type lostReply struct {
-	kind  lostKind
+	kind lostKind
+	// code, when not 0, is the error code the reply is rewritten to
+	// carry instead of being lost.
+	code  int32
 	fired chan struct{}
 }
 
 // arm arms a fault of kind k, or returns the one already armed.
-func (p *Proxy) arm(k lostKind) <-chan struct{} {
+func (p *Proxy) arm(k lostKind) <-chan struct{} { return p.armCode(k, 0) }
+
+// armCode arms a fault of kind k whose reply carries error code code
+// instead of being lost (0: lost), or returns the one already armed.
+func (p *Proxy) armCode(k lostKind, code int32) <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, f := range p.armed {
@@ -254,7 +273,7 @@ func (p *Proxy) arm(k lostKind) <-chan struct{} {
 			return f.fired
 		}
 	}
-	f := &lostReply{kind: k, fired: make(chan struct{})}
+	f := &lostReply{kind: k, code: code, fired: make(chan struct{})}
 	p.armed = append(p.armed, f)
 	return f.fired
 }

@@ -210,10 +210,20 @@ func (c *proxyConn) serverToClient(r *bufio.Reader, toClient *delayLine) {
 		}
 		// The first frame is the ConnectResponse, which has no header.
 		if xid, ok := replyXid(frame); ok && !first {
-			if fired := c.takeFault(xid); fired != nil {
+			if f := c.takeFault(xid); f != nil {
+				if f.code != 0 {
+					frame = withErrorCode(frame, f.code)
+					err := toClient.send(frame)
+					toClient.drain()
+					close(f.fired)
+					if err != nil {
+						return
+					}
+					continue
+				}
 				toClient.drain()
 				c.close()
-				close(fired)
+				close(f.fired)
 				return
 			}
 		}
@@ -223,17 +233,17 @@ func (c *proxyConn) serverToClient(r *bufio.Reader, toClient *delayLine) {
 	}
 }
 
-// takeFault returns the carried fault's channel if xid is the reply it
-// drops, and forgets the fault.
-func (c *proxyConn) takeFault(xid int32) chan struct{} {
+// takeFault returns the carried fault if xid is the reply it is for, and
+// forgets it.
+func (c *proxyConn) takeFault(xid int32) *lostReply {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dropped == nil || xid != c.dropXid {
 		return nil
 	}
-	ch := c.dropped.fired
+	f := c.dropped
 	c.dropped = nil
-	return ch
+	return f
 }
 
 // close closes both sides once and hands an unfired fault back to the
