@@ -178,7 +178,10 @@ func (x *execRunner) round(ctx context.Context, n int, loss string) (r ExecRound
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 12*x.st)
 	defer cancel()
 	parent := fmt.Sprintf("%s/r%d", execBeats, n)
-	if _, err := x.c.Create(rctx, parent, nil, framework.CreatingParents()); err != nil {
+	// The round's directory is this round's alone: "node exists" is our
+	// own create, applied with its reply lost (a fault) and retried. It
+	// is used, and deleted at the end, like one that answered.
+	if _, err := x.c.Create(rctx, parent, nil, framework.CreatingParents()); err != nil && !errors.Is(err, zk.ErrNodeExists) {
 		r.Err = fmt.Sprintf("create %s: %v", parent, err)
 		return r
 	}
