@@ -201,7 +201,7 @@ func defaultZKDir() string {
 }
 
 func main() {
-	if serveProxyIfAsked() {
+	if serveProxyIfAsked() || bench.ServeSessionIfAsked() {
 		return
 	}
 	f, err := parseFlags(os.Args[1:])
@@ -425,6 +425,11 @@ func scenarios(f flags, names []string, rtt time.Duration) []bench.Scenario {
 			if rtt > 0 {
 				out = append(out, bench.Scenario{Name: name, Clients: 4, PerSession: 16})
 				out = append(out, bench.Scenario{Name: name, Clients: 4, PerSession: 16, Hold: time.Millisecond})
+			}
+		case bench.CohortProcs:
+			// A process per session, the set-up (no hold).
+			if rtt > 0 {
+				out = append(out, bench.Scenario{Name: name, Clients: 4, PerSession: 16})
 			}
 		case bench.Semaphore, bench.SemaphoreV2:
 			out = append(out, bench.Scenario{Name: name, Clients: f.clients, MaxLeases: leases})

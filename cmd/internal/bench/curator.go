@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/gocurator/curator/cmd/internal/javabench"
 	"github.com/gocurator/curator/internal/curatorjava"
 )
@@ -18,7 +20,7 @@ import (
 // InterProcessSemaphoreV2, Curator's only semaphore.
 func CuratorWorkload(name string) (string, bool) {
 	switch name {
-	case Mutex, Uncontended, Cohort:
+	case Mutex, Uncontended, Cohort, CohortProcs:
 		return "mutex", true
 	case Read:
 		return "read", true
@@ -105,6 +107,15 @@ func RunCurator(ctx context.Context, cfg Config, javaWorkload, row string) (Resu
 		defer cancel()
 		_ = DeleteTree(dctx, cfg.Servers, cfg.Path)
 	}()
+	if cfg.Procs {
+		lat, w, err := runCuratorProcs(ctx, cfg, javaWorkload)
+		if err != nil {
+			return fail(err)
+		}
+		r = summarize(r, lat, w.period)
+		applyWindow(&r, w)
+		return r, nil
+	}
 	br, err := javabench.Start(ctx, javabench.Config{
 		ConnectString: cfg.Servers,
 		Path:          cfg.Path,
@@ -145,3 +156,70 @@ func (j jvm) switchTo(phase int32) (point, error) {
 
 // failed cannot tell early: a failure shows at the next switch.
 func (jvm) failed() <-chan struct{} { return nil }
+
+// runCuratorProcs runs Curator's side with a JVM per session (each one
+// Curator client and cfg.PerSession threads) and merges their latencies.
+func runCuratorProcs(ctx context.Context, cfg Config, javaWorkload string) ([]time.Duration, window, error) {
+	runs := make([]*javabench.Run, cfg.Clients)
+	defer func() {
+		for _, br := range runs {
+			if br != nil {
+				br.Close()
+			}
+		}
+	}()
+	// The JVMs start side by side: one after the other, the first would
+	// loop alone for seconds. Not errgroup.WithContext: its context,
+	// which would kill the JVMs, ends with Wait.
+	var g errgroup.Group
+	for i := range runs {
+		g.Go(func() error {
+			br, err := javabench.Start(ctx, javabench.Config{
+				ConnectString: cfg.Servers, Path: cfg.Path, Workload: javaWorkload,
+				Clients: 1, PerClient: cfg.PerSession, MaxLeases: cfg.MaxLeases, Hold: cfg.Hold,
+				Latencies: true,
+			})
+			runs[i] = br
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, window{}, err
+	}
+	w, err := drive(ctx, cfg, jvms(runs))
+	if err != nil {
+		return nil, window{}, err
+	}
+	var lat []time.Duration
+	for _, br := range runs {
+		res, err := br.Wait()
+		if err != nil {
+			return nil, window{}, err
+		}
+		lat = append(lat, res.Latencies...)
+	}
+	return lat, w, nil
+}
+
+// jvms drives several Bench.java processes as one loop.
+type jvms []*javabench.Run
+
+func (js jvms) switchTo(phase int32) (point, error) {
+	p := point{at: time.Now()}
+	for _, br := range js {
+		bp, err := br.Phase(javaPhases[phase])
+		if err != nil {
+			return p, err
+		}
+		if bp.CPU < 0 || p.cpu < 0 {
+			p.cpu = -1
+		} else {
+			p.cpu += bp.CPU
+		}
+		p.cycles += bp.Cycles
+	}
+	return p, nil
+}
+
+// failed cannot tell early: a failure shows at the next switch.
+func (jvms) failed() <-chan struct{} { return nil }

@@ -10,4 +10,11 @@ import (
 // tests that need a plain one.
 var zkAddr string
 
-func TestMain(m *testing.M) { testkit.Main(m, &zkAddr) }
+func TestMain(m *testing.M) {
+	// The multi-process rows re-execute this test binary as their
+	// sessions.
+	if ServeSessionIfAsked() {
+		return
+	}
+	testkit.Main(m, &zkAddr)
+}

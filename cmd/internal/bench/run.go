@@ -33,6 +33,10 @@ type Config struct {
 	// Meter, when set, reads the server's counters around the measured
 	// period and may count its requests by type after it.
 	Meter *Meter
+	// Procs runs every session in an OS process of its own (this binary
+	// re-executed, see ServeSessionIfAsked; Curator: a JVM per session)
+	// instead of all of them in this one.
+	Procs bool
 }
 
 // Meter says what a run measures besides throughput and latency.
@@ -108,30 +112,13 @@ func runMetered(ctx context.Context, cfg Config, wl Workload) ([]time.Duration, 
 		_ = DeleteTree(dctx, cfg.Servers, cfg.Path)
 	}()
 
-	per := max(cfg.PerSession, 1)
-	workers := make([]*Worker, cfg.Clients*per)
-	lockers := make([]Locker, len(workers))
-	pool := &sessionPool{}
-	defer func() {
-		for _, w := range workers {
-			if w != nil {
-				w.Close()
-			}
-		}
-		pool.close()
-	}()
-	for i := range workers {
-		workers[i] = &Worker{ID: i, Servers: cfg.Servers, Path: cfg.Path, MaxLeases: cfg.MaxLeases}
-		if per > 1 {
-			workers[i].pool, workers[i].Session = pool, i/per
-		}
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		l, err := wl.New(cctx, workers[i])
-		cancel()
-		if err != nil {
-			return nil, window{}, fmt.Errorf("%s: worker %d: %w", wl.Label(), i, err)
-		}
-		lockers[i] = l
+	if cfg.Procs {
+		return runProcs(ctx, cfg, wl)
+	}
+	lockers, closeAll, err := newLockers(ctx, cfg, wl)
+	defer closeAll()
+	if err != nil {
+		return nil, window{}, err
 	}
 	// What earlier runs left for the collector is not this run's cost.
 	runtime.GC()
@@ -146,6 +133,38 @@ func runMetered(ctx context.Context, cfg Config, wl Workload) ([]time.Duration, 
 		return nil, window{}, err
 	}
 	return lat, w, nil
+}
+
+// newLockers makes the Lockers of cfg's workers (cfg.Clients sessions of
+// cfg.PerSession workers). closeAll closes their connections; it is to be
+// called whatever the error.
+func newLockers(ctx context.Context, cfg Config, wl Workload) (lockers []Locker, closeAll func(), err error) {
+	per := max(cfg.PerSession, 1)
+	workers := make([]*Worker, cfg.Clients*per)
+	lockers = make([]Locker, len(workers))
+	pool := &sessionPool{}
+	closeAll = func() {
+		for _, w := range workers {
+			if w != nil {
+				w.Close()
+			}
+		}
+		pool.close()
+	}
+	for i := range workers {
+		workers[i] = &Worker{ID: i, Servers: cfg.Servers, Path: cfg.Path, MaxLeases: cfg.MaxLeases}
+		if per > 1 {
+			workers[i].pool, workers[i].Session = pool, i/per
+		}
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		l, err := wl.New(cctx, workers[i])
+		cancel()
+		if err != nil {
+			return nil, closeAll, fmt.Errorf("%s: worker %d: %w", wl.Label(), i, err)
+		}
+		lockers[i] = l
+	}
+	return lockers, closeAll, nil
 }
 
 // point is a client's state at a phase switch.

@@ -81,7 +81,7 @@ func (p Plan) RunScenario(ctx context.Context, s Scenario, trace bool) []Result 
 	}
 	cfg := func(impl string) Config {
 		return Config{Servers: p.Servers, Path: PathFor(s, impl), Clients: s.Clients, PerSession: s.PerSession, MaxLeases: s.MaxLeases,
-			Hold: s.Hold, Warmup: p.Warmup, Measure: p.Measure, Meter: meter}
+			Hold: s.Hold, Warmup: p.Warmup, Measure: p.Measure, Meter: meter, Procs: s.Name == CohortProcs}
 	}
 	var out []Result
 	add := func(r Result, err error, label string) {

@@ -43,7 +43,7 @@ func (rs Rows) VsZKLock(r Result) (float64, bool) {
 		return 0, false
 	}
 	switch r.Workload {
-	case Mutex, Uncontended, Cohort:
+	case Mutex, Uncontended, Cohort, CohortProcs:
 		return rs.ratio(r, r.Workload, ImplZKLock)
 	case CohortTokens:
 		return rs.ratio(r, Cohort, ImplZKLock)

@@ -32,6 +32,10 @@ const (
 	// CohortTokens is Cohort with per-holder tokens (one round trip per
 	// local hand-over): ours only, for its cost next to Cohort.
 	CohortTokens = "cohort-tokens"
+	// CohortProcs is Cohort with every session an OS process of its own
+	// (Config.Procs): 4 processes x 16 goroutines, Curator's side 4 JVMs
+	// x 16 threads, as separate clients on one machine would run it.
+	CohortProcs = "cohort-procs"
 	// Election is a leader election (latch layout) between two sessions
 	// whose leader resigns after ElectionHold: its latencies are the
 	// fail-over, from the leader's resign to the next leader's Campaign
@@ -40,7 +44,7 @@ const (
 )
 
 // Names lists every workload name the command accepts, in table order.
-var Names = []string{Raw, Mutex, Uncontended, Cohort, CohortTokens, Read, Write, Semaphore, SemaphoreV2, Election}
+var Names = []string{Raw, Mutex, Uncontended, Cohort, CohortTokens, CohortProcs, Read, Write, Semaphore, SemaphoreV2, Election}
 
 // Headline is the default set: the contended mutex, the uncontended
 // acquire+release, the local hand-over, the read lock with readers only,

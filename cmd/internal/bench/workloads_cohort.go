@@ -15,6 +15,9 @@ func init() {
 	// goroutine on the session's connection.
 	register(Workload{Name: Cohort, Impl: ImplZKLock, Peer: true, New: zkLockCycle})
 	register(Workload{Name: CohortTokens, Impl: ImplOurs, New: cohortTokensCycle})
+	// The same Lockers, a process per session (Config.Procs).
+	register(Workload{Name: CohortProcs, Impl: ImplOurs, New: cohortCycle})
+	register(Workload{Name: CohortProcs, Impl: ImplZKLock, Peer: true, New: zkLockCycle})
 }
 
 // cohortTokensCycle is cohortCycle with per-holder tokens.

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,6 +51,9 @@ type Config struct {
 	// Stderr receives the JVM's stderr if non-nil; otherwise its tail is
 	// included in the error of a failed run.
 	Stderr io.Writer
+	// Latencies makes Wait return every measured latency in
+	// Result.Latencies, for a caller that merges several JVMs' runs.
+	Latencies bool
 }
 
 // Result is the JSON line printed by Bench.java. Latencies are those of
@@ -65,6 +70,8 @@ type Result struct {
 	P99Ms      float64 `json:"p99_ms"`
 	MaxMs      float64 `json:"max_ms"`
 	MeanMs     float64 `json:"mean_ms"`
+	// Latencies is every measured latency, sorted, with Config.Latencies.
+	Latencies []time.Duration `json:"-"`
 }
 
 // Point is what the JVM reports when it switches phase.
@@ -108,6 +115,8 @@ type Run struct {
 	failed chan string // the FAILED line of a worker, once
 	once   sync.Once
 	cancel context.CancelFunc
+	// latFile receives the latencies with Config.Latencies; "" without.
+	latFile string
 }
 
 // Start starts Bench.java with cfg and returns once every client is
@@ -143,14 +152,26 @@ func Start(ctx context.Context, cfg Config) (*Run, error) {
 	if cfg.PerClient > 1 {
 		args = append(args, strconv.Itoa(cfg.PerClient))
 	}
+	jvmOptions := benchJVMOptions
+	var latFile string
+	if cfg.Latencies {
+		f, err := os.CreateTemp("", "javabench-latencies-*")
+		if err != nil {
+			return nil, fmt.Errorf("javabench: %w", err)
+		}
+		latFile = f.Name()
+		_ = f.Close()
+		jvmOptions = append(slices.Clip(jvmOptions), "-Dbench.latencies="+latFile)
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	cmd, err := curatorjava.Command(ctx, sources, "javabench.Bench", benchJVMOptions, args...)
+	cmd, err := curatorjava.Command(ctx, sources, "javabench.Bench", jvmOptions, args...)
 	if err != nil {
 		cancel()
+		removeFile(latFile)
 		return nil, err
 	}
 	cmd.WaitDelay = 5 * time.Second
-	r := &Run{cfg: cfg, cmd: cmd, stderr: curatorjava.NewTailBuffer(64 << 10),
+	r := &Run{cfg: cfg, cmd: cmd, latFile: latFile, stderr: curatorjava.NewTailBuffer(64 << 10),
 		lines: make(chan string, 16), failed: make(chan string, 1), cancel: cancel}
 	if cfg.Stderr != nil {
 		cmd.Stderr = cfg.Stderr
@@ -268,7 +289,36 @@ func (r *Run) Wait() (Result, error) {
 	if err := r.cmd.Wait(); err != nil {
 		return Result{}, r.exitError(err)
 	}
+	if r.latFile != "" {
+		if res.Latencies, err = readLatencies(r.latFile); err != nil {
+			return Result{}, r.exitError(err)
+		}
+	}
 	return res, nil
+}
+
+// readLatencies reads Bench.java's latency file: nanoseconds, one a line.
+func readLatencies(file string) ([]time.Duration, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	fields := strings.Fields(string(b))
+	out := make([]time.Duration, len(fields))
+	for i, f := range fields {
+		ns, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("latencies %s: %w", file, err)
+		}
+		out[i] = time.Duration(ns)
+	}
+	return out, nil
+}
+
+func removeFile(name string) {
+	if name != "" {
+		_ = os.Remove(name)
+	}
 }
 
 // Close ends the JVM if it still runs; after Wait it does nothing.
@@ -283,6 +333,7 @@ func (r *Run) kill() {
 			}
 		}()
 		_ = r.cmd.Wait()
+		removeFile(r.latFile)
 	})
 }
 

@@ -232,6 +232,7 @@ public final class Bench {
             off += counts[i];
         }
         Arrays.sort(all);
+        writeLatencies(all);
         double seconds = start == 0 ? 0 : (end - start) / 1e9;
         double sum = 0;
         for (long v : all) {
@@ -245,6 +246,23 @@ public final class Bench {
                 ms(percentile(all, 0.50)), ms(percentile(all, 0.90)), ms(percentile(all, 0.99)),
                 ms(total == 0 ? 0 : all[total - 1]), total == 0 ? 0.0 : sum / total / 1e6));
         return 0;
+    }
+
+    /**
+     * Writes every measured latency (nanoseconds, one a line) to the file the
+     * system property bench.latencies names, if set: a caller that runs
+     * several JVMs merges them into one set of percentiles.
+     */
+    private static void writeLatencies(long[] all) throws java.io.IOException {
+        String file = System.getProperty("bench.latencies");
+        if (file == null || file.isEmpty()) {
+            return;
+        }
+        StringBuilder sb = new StringBuilder(all.length * 9);
+        for (long v : all) {
+            sb.append(v).append('\n');
+        }
+        java.nio.file.Files.write(java.nio.file.Paths.get(file), sb.toString().getBytes(StandardCharsets.US_ASCII));
     }
 
     private static Op newOp(CuratorFramework client, String path, String workload, int maxLeases) {
