@@ -54,6 +54,7 @@ type flags struct {
 	disc         discoveryFlags
 	atomic       atomicFlags
 	queue        queueFlags
+	registry     registryFlags
 	cpuProfile   string
 	serverHeapMB int
 	zkWarmup     time.Duration
@@ -100,6 +101,7 @@ func parseFlags(args []string) (flags, error) {
 	f.disc.define(fs)
 	f.atomic.define(fs)
 	f.queue.define(fs)
+	f.registry.define(fs)
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of this process to this file")
 	fs.StringVar(&f.replay, "replay", "", "measure nothing: print the report of an earlier -json file (and draw its -plot)")
 	fs.Usage = func() {
@@ -126,6 +128,9 @@ func parseFlags(args []string) (flags, error) {
 		return f, err
 	}
 	if err := checkQueue(&f); err != nil {
+		return f, err
+	}
+	if err := checkRegistry(&f); err != nil {
 		return f, err
 	}
 	if f.rtts, err = parseRTTs(rtts); err != nil {
@@ -214,9 +219,12 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if f.replay != "" {
+	switch {
+	case f.replay != "":
 		err = replay(f, os.Stdout)
-	} else {
+	case f.registry.on:
+		err = runRegistry(ctx, f, os.Stdout, os.Stderr)
+	default:
 		err = run(ctx, f, os.Stdout, os.Stderr)
 	}
 	if err != nil {

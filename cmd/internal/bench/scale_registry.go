@@ -36,13 +36,15 @@ type RegistrySettings struct {
 	Samples int `json:"samples"`
 	// Registrars is how many goroutines register the bulk, on one session.
 	Registrars int `json:"registrars"`
+	// IdleSeconds is how long the servers' idle CPU is measured.
+	IdleSeconds float64 `json:"idle_seconds"`
 }
 
 // CheckRegistrySettings rejects settings the run cannot use.
 func CheckRegistrySettings(s RegistrySettings) error {
 	switch {
-	case s.Instances < 1 || s.Samples < 1 || s.Registrars < 1:
-		return errors.New("registry: instances, samples and registrars must be positive")
+	case s.Instances < 1 || s.Samples < 1 || s.Registrars < 1 || s.IdleSeconds <= 0:
+		return errors.New("registry: instances, samples, registrars and the idle time must be positive")
 	case s.Procs < 1 || s.Caches < s.Procs || s.Caches%s.Procs != 0:
 		return fmt.Errorf("registry: %d caches do not spread evenly over %d processes", s.Caches, s.Procs)
 	}
@@ -69,17 +71,30 @@ type RegistryPhase struct {
 	Counters ServerCounters `json:"counters"`
 	// ClientCPUSeconds is the worker processes' CPU time over the phase.
 	ClientCPUSeconds float64 `json:"client_cpu_seconds"`
+	// IdleCPUSeconds is the part of ServerCPUSeconds the servers spend
+	// idle, with every session connected (ticks, pings, the JIT, the
+	// collector): the idle phase's rate times this phase's length.
+	IdleCPUSeconds float64 `json:"idle_cpu_seconds"`
+}
+
+// NetServerCPUSeconds is ServerCPUSeconds less the idle servers' share.
+func (p RegistryPhase) NetServerCPUSeconds() float64 {
+	if p.ServerCPUSeconds < 0 {
+		return -1
+	}
+	return max(p.ServerCPUSeconds-p.IdleCPUSeconds, 0)
 }
 
 // ServerCPUPerEventUs is the servers' CPU time per watch event sent, in
-// µs: everything the servers did in the phase (the writes, the reads that
+// µs: everything the servers did in the phase beyond idling (the writes,
+// the reads that
 // follow the events) divided by every event sent (a registration's own
 // node watches its path: one of the events is the registrar's).
 func (p RegistryPhase) ServerCPUPerEventUs() float64 {
 	if p.Counters.Notifications <= 0 || p.ServerCPUSeconds < 0 {
 		return -1
 	}
-	return p.ServerCPUSeconds * 1e6 / float64(p.Counters.Notifications)
+	return p.NetServerCPUSeconds() * 1e6 / float64(p.Counters.Notifications)
 }
 
 // RegistryResult is what the registry scale run measured.
@@ -105,6 +120,8 @@ type RegistryResult struct {
 	// StartMs is the slowest worker's time to start its caches.
 	StartMs float64 `json:"start_ms"`
 
+	// Idle is IdleSeconds with the caches running and nothing changing.
+	Idle RegistryPhase `json:"idle"`
 	// WatchesPerServer is wchs's total per member once the caches run.
 	WatchesPerServer []int `json:"watches_per_server"`
 
@@ -151,7 +168,7 @@ func (r RegistryResult) MarginalCPUPerEventUs() float64 {
 	if b.ServerCPUSeconds < 0 || u.ServerCPUSeconds < 0 {
 		return -1
 	}
-	per := b.ServerCPUSeconds/float64(b.Registrations) - u.ServerCPUSeconds/float64(u.Registrations)
+	per := b.NetServerCPUSeconds()/float64(b.Registrations) - u.NetServerCPUSeconds()/float64(u.Registrations)
 	return per * 1e6 / float64(r.Settings.Caches)
 }
 
@@ -235,8 +252,19 @@ func RunRegistryScale(ctx context.Context, run RegistryRun, s RegistrySettings) 
 	}
 	run.Logf("registry: %d caches started (slowest process %.0f ms), server watches %v", s.Caches, r.StartMs, r.WatchesPerServer)
 
-	// The bulk: the caches follow Instances registrations.
+	// Idle: what the servers burn with nothing to do.
 	meter := newPhaseMeter(run.Members, workers)
+	select {
+	case <-time.After(time.Duration(s.IdleSeconds * float64(time.Second))):
+	case <-ctx.Done():
+		return r, ctx.Err()
+	}
+	r.Idle = meter.done(0, 0)
+	idleRate := max(r.Idle.ServerCPUSeconds, 0) / r.Idle.Seconds
+	run.Logf("registry: idle servers use %.0f%% of a core", 100*idleRate)
+
+	// The bulk: the caches follow Instances registrations.
+	meter = newPhaseMeter(run.Members, workers)
 	began := time.Now()
 	if err := registerMany(ctx, d, service, "b", s.Instances, s.Registrars); err != nil {
 		return r, err
@@ -253,7 +281,7 @@ func RunRegistryScale(ctx context.Context, run RegistryRun, s RegistrySettings) 
 		r.Goroutines += rep.Goroutines
 	}
 	r.CatchUpSeconds = float64(last-began.UnixNano()) / 1e9
-	r.Bulk = meter.done(s.Instances)
+	r.Bulk = meter.done(s.Instances, idleRate)
 	run.Logf("registry: every cache holds %d instances after %.1f s; servers %.1f s CPU, %d events",
 		s.Instances, r.CatchUpSeconds, r.Bulk.ServerCPUSeconds, r.Bulk.Counters.Notifications)
 	if r.NodeBytes, r.ListingBytes, err = sizes(ctx, c, framework.JoinPath(base, service)); err != nil {
@@ -283,7 +311,7 @@ func RunRegistryScale(ctx context.Context, run RegistryRun, s RegistrySettings) 
 		}
 		first, lastMs = append(first, float64(lo-t0)/1e6), append(lastMs, float64(hi-t0)/1e6)
 	}
-	r.Sampled = meter.done(s.Samples)
+	r.Sampled = meter.done(s.Samples, idleRate)
 	r.FanOutFirstMs, r.FanOutLastMs = distOf(first), distOf(lastMs)
 	run.Logf("registry: fan-out to the last of %d caches p50 %.1f ms p99 %.1f ms", s.Caches, r.FanOutLastMs.P50, r.FanOutLastMs.P99)
 
@@ -292,7 +320,7 @@ func RunRegistryScale(ctx context.Context, run RegistryRun, s RegistrySettings) 
 	if err := registerMany(ctx, d, "unwatched", "u", s.Instances, s.Registrars); err != nil {
 		return r, err
 	}
-	r.Unwatched = meter.done(s.Instances)
+	r.Unwatched = meter.done(s.Instances, idleRate)
 	if _, err := all(workerCmd{Op: "close"}); err != nil {
 		return r, err
 	}
@@ -420,9 +448,11 @@ func (m *phaseMeter) read() (server, client time.Duration, ctr ServerCounters) {
 	return server, client, ctr
 }
 
-func (m *phaseMeter) done(registrations int) RegistryPhase {
+// done ends the phase; idleRate is the idle servers' CPU per second.
+func (m *phaseMeter) done(registrations int, idleRate float64) RegistryPhase {
 	cpu, client, ctr := m.read()
-	p := RegistryPhase{Registrations: registrations, Seconds: time.Since(m.began).Seconds(),
+	secs := time.Since(m.began).Seconds()
+	p := RegistryPhase{Registrations: registrations, Seconds: secs, IdleCPUSeconds: idleRate * secs,
 		ServerCPUSeconds: -1, Counters: ctr.Sub(m.ctr), ClientCPUSeconds: (client - m.client).Seconds()}
 	if cpu >= 0 && m.cpu >= 0 {
 		p.ServerCPUSeconds = (cpu - m.cpu).Seconds()

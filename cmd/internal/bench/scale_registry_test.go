@@ -31,7 +31,7 @@ func TestScaleRegistryTiny(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	s := RegistrySettings{Instances: 100, Caches: 8, Procs: 2, Samples: 10, Registrars: 4}
+	s := RegistrySettings{Instances: 100, Caches: 8, Procs: 2, Samples: 10, Registrars: 4, IdleSeconds: 1}
 	run := RegistryRun{
 		Servers: srv.ConnectString(),
 		Members: []RegistryMember{{Addr: srv.Addr(), Pid: srv.Pid()}},
