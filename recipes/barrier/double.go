@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/google/uuid"
 	"go.uber.org/zap"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/framework"
@@ -44,6 +42,7 @@ type Double struct {
 	// opened is the czxid of the ready node that let us in: the members
 	// of our round are those made before it (Leave waits for them alone).
 	opened int64
+	roster roster // which member nodes are of our round, as far as known
 	// used is set by the first Enter: every later one draws a new name,
 	// so that a delete of an earlier node still on its way (in the
 	// background after a connection loss) cannot take the new one.
@@ -91,86 +90,6 @@ func (d *Double) begin(ctx context.Context) error {
 	}
 }
 
-// round is one look at the barrier.
-type round struct {
-	pstat   *zk.Stat // the barrier node's
-	members []string // children but ready, sorted
-	ours    bool     // our node is among them
-	ready   *zk.Stat // nil: no ready node
-	// stats has each member's Stat (nil: gone since the listing), read
-	// by a look with members set.
-	stats map[string]*zk.Stat
-}
-
-// look reads the barrier: its listing (with the barrier node's Stat),
-// then, side by side, the ready node's Stat if it is listed and, with
-// members, every member's. Two round trips, whatever the number of
-// members: the reads after the listing are independent of each other.
-func (d *Double) look(ctx context.Context, members bool) (round, error) {
-	var r round
-	kids, pstat, err := d.c.Children(ctx, d.path)
-	if err != nil {
-		if errors.Is(err, zk.ErrNoNode) {
-			return r, nil
-		}
-		return r, err
-	}
-	r.pstat = pstat
-	hasReady := false
-	for _, k := range kids {
-		switch k {
-		case readyNode:
-			hasReady = true
-		case d.name:
-			r.ours = true
-			r.members = append(r.members, k)
-		default:
-			r.members = append(r.members, k)
-		}
-	}
-	slices.Sort(r.members)
-	var g errgroup.Group
-	if hasReady {
-		g.Go(func() (err error) {
-			r.ready, err = d.c.Exists(ctx, framework.JoinPath(d.path, readyNode))
-			return err
-		})
-	}
-	var stats []*zk.Stat
-	if members {
-		stats = make([]*zk.Stat, len(r.members))
-		for i, m := range r.members {
-			g.Go(func() (err error) {
-				stats[i], err = d.c.Exists(ctx, framework.JoinPath(d.path, m))
-				return err
-			})
-		}
-	}
-	if err := g.Wait(); err != nil {
-		return r, err
-	}
-	if members {
-		r.stats = make(map[string]*zk.Stat, len(stats))
-		for i, m := range r.members {
-			r.stats[m] = stats[i]
-		}
-	}
-	return r, nil
-}
-
-// data reads the barrier node's data for a transaction that rewrites it
-// as it is (commit): none to read when r's Stat says it is empty.
-func (d *Double) data(ctx context.Context, r round) ([]byte, error) {
-	if r.pstat.DataLength == 0 {
-		return []byte{}, nil
-	}
-	data, st, err := d.c.Get(ctx, d.path)
-	if err == nil && st.Version != r.pstat.Version {
-		err = zk.ErrBadVersion // changed since the look: look again
-	}
-	return data, err
-}
-
 // open reports whether r's ready node opens the barrier for us: it was made
 // after our node (the round rule).
 func (d *Double) open(r round) bool { return r.ready != nil && r.ready.Czxid > d.czxid }
@@ -212,6 +131,136 @@ func (d *Double) Enter(ctx context.Context) error {
 }
 
 func (d *Double) enter(ctx context.Context) error {
+	d.roster.reset()
+	ready := d.readyPath()
+	// The watch on ready goes out beside the create: whether the server
+	// takes it before or after our node, a listing that follows the create
+	// and finds fewer than n members lets us wait on it (a ready node made
+	// after the watch fires it; one made before it is in its answer), so a
+	// member that waits costs one round trip before it waits.
+	changed := d.c.StateChanged()
+	var w readyWatch
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		w.stat, w.ch, w.err = d.c.ExistsW(ctx, ready)
+		w.live = w.err == nil
+	}()
+	err := d.create(ctx)
+	<-watched
+	if err != nil {
+		d.giveBack(ctx, &w)
+		return err
+	}
+	var first *round // the first listing, for the roster
+	for {
+		if w.live {
+			select {
+			case <-w.ch: // fired since: read the ready node
+				w.live = false
+			default:
+			}
+		}
+		var r round
+		if w.live {
+			// The watch's answer stands for the ready node: nothing
+			// changed it since, or the event would be in.
+			r, err = d.list(ctx)
+			r.ready = w.stat
+		} else {
+			r, err = d.glance(ctx)
+		}
+		if err != nil {
+			d.giveBack(ctx, &w)
+			return d.giveUp(ctx, err)
+		}
+		if first == nil {
+			first = &r
+		}
+		switch {
+		case !r.ours:
+			d.giveBack(ctx, &w)
+			return ErrMemberLost
+		case d.c.SessionID() != d.owner:
+			// A new session: our node is the old one's, and goes with it
+			// when the server expires it. Take it now, so that nobody
+			// counts a member that is gone.
+			d.giveBack(ctx, &w)
+			d.cleanUp(ctx)
+			return fmt.Errorf("%w: the session of member node %s ended", ErrMemberLost, d.node)
+		case d.open(r):
+			d.giveBack(ctx, &w)
+			d.pass(r.ready.Czxid, *first, r)
+			return nil
+		case len(r.members) >= d.n:
+			opened, err := d.commit(ctx, r)
+			// A commit made the ready node, which fired the watch (the
+			// event comes before the reply); after a refusal the next
+			// pass reads the ready node afresh.
+			d.giveBack(ctx, &w)
+			if err != nil {
+				return d.giveUp(ctx, err)
+			}
+			if opened != 0 {
+				d.pass(opened, *first, r)
+				return nil
+			}
+			// Refused (someone changed something), or made with no
+			// zxid to read: look again.
+			continue
+		}
+		// Only the ready node's coming (or a stale one's going) can open
+		// the barrier for us: the member that completes the count makes
+		// it. Watch it, and look again if it changed since the look.
+		if !w.live {
+			changed = d.c.StateChanged()
+			w.stat, w.ch, err = d.c.ExistsW(ctx, ready)
+			if err != nil {
+				return d.giveUp(ctx, err)
+			}
+			w.live = true
+			if !sameNode(w.stat, r.ready) {
+				d.giveBack(ctx, &w)
+				continue
+			}
+		}
+		err = d.wait(ctx, ready, framework.ExistWatch, w.ch, changed)
+		w.live = false // fired, or given back by wait
+		if err != nil {
+			return d.giveUp(ctx, err)
+		}
+	}
+}
+
+// readyWatch is Enter's one-shot watch of the ready node.
+type readyWatch struct {
+	stat *zk.Stat        // the ready node when the watch was set; nil: none
+	ch   <-chan zk.Event // its event
+	err  error           // of the ExistsW that set it
+	live bool            // set, and neither fired (as far as we know) nor given back
+}
+
+// giveBack gives back w if it is live.
+func (d *Double) giveBack(ctx context.Context, w *readyWatch) {
+	if w.live {
+		d.unwatch(ctx, d.readyPath(), framework.ExistWatch)
+		w.live = false
+	}
+}
+
+// pass records that the barrier opened for us at the ready node made at
+// opened, and what our listings (the first after our create, and the one
+// that found it open) tell Leave of the round's members.
+func (d *Double) pass(opened int64, first, last round) {
+	d.opened = opened
+	d.roster.learn(first, opened)
+	d.roster.learn(last, opened)
+	d.roster.czxid[d.name] = d.czxid
+}
+
+// create makes our member node (and the barrier's path) and keeps its
+// czxid and session.
+func (d *Double) create(ctx context.Context) error {
 	var st zk.Stat
 	cctx, done := writegrace.Context(ctx)
 	_, err := d.c.Create(cctx, d.node, nil, framework.WithMode(framework.Ephemeral),
@@ -246,53 +295,7 @@ func (d *Double) enter(ctx context.Context) error {
 		st = *stat
 	}
 	d.czxid, d.owner = st.Czxid, st.EphemeralOwner
-	for {
-		r, err := d.look(ctx, false)
-		if err != nil {
-			return d.giveUp(ctx, err)
-		}
-		switch {
-		case !r.ours:
-			return ErrMemberLost
-		case d.c.SessionID() != d.owner:
-			// A new session: our node is the old one's, and goes with it
-			// when the server expires it. Take it now, so that nobody
-			// counts a member that is gone.
-			d.cleanUp(ctx)
-			return fmt.Errorf("%w: the session of member node %s ended", ErrMemberLost, d.node)
-		case d.open(r):
-			d.opened = r.ready.Czxid
-			return nil
-		case len(r.members) >= d.n:
-			opened, err := d.commit(ctx, r)
-			if err != nil {
-				return d.giveUp(ctx, err)
-			}
-			if opened != 0 {
-				d.opened = opened
-				return nil
-			}
-			// Refused (someone changed something), or made with no
-			// zxid to read: look again.
-			continue
-		}
-		// Only the ready node's coming (or a stale one's going) can open
-		// the barrier for us: the member that completes the count makes
-		// it. Watch it, and look again if it changed since the look.
-		ready := framework.JoinPath(d.path, readyNode)
-		changed := d.c.StateChanged()
-		now, ch, err := d.c.ExistsW(ctx, ready)
-		if err != nil {
-			return d.giveUp(ctx, err)
-		}
-		if !sameNode(now, r.ready) {
-			d.unwatch(ctx, ready, framework.ExistWatch)
-			continue
-		}
-		if err := d.wait(ctx, ready, framework.ExistWatch, ch, changed); err != nil {
-			return d.giveUp(ctx, err)
-		}
-	}
+	return nil
 }
 
 // wait waits for the one-shot watch ch on p to fire, for a change of the
@@ -346,11 +349,21 @@ func (d *Double) unwatch(ctx context.Context, p string, kind framework.WatchKind
 // commit makes the ready node for the members of r (replacing a stale
 // one) if they all still exist and nobody opened the barrier since r, in
 // one transaction that also moves the barrier node's version, which a
-// member giving up checks. It returns the ready node's czxid (the
-// transaction's zxid, read from the barrier node's new mzxid), or 0 if the
-// transaction was refused.
+// member giving up checks. It returns the czxid of the ready node that
+// opens the barrier for us: ours (the transaction's zxid, read from the
+// barrier node's new mzxid), or the one another member made first; 0 if
+// the transaction was refused otherwise.
 func (d *Double) commit(ctx context.Context, r round) (int64, error) {
-	ready := framework.JoinPath(d.path, readyNode)
+	ready := d.readyPath()
+	// The ready node as of the listing, read after it (see look): the
+	// version check below covers what happened since.
+	r.ready = nil
+	if r.hasReady {
+		var err error
+		if r.ready, err = d.c.Exists(ctx, ready); err != nil {
+			return 0, err
+		}
+	}
 	ops := make([]framework.Op, 0, len(r.members)+3)
 	for _, m := range r.members {
 		ops = append(ops, framework.CheckOp(framework.JoinPath(d.path, m), -1))
@@ -375,7 +388,16 @@ func (d *Double) commit(ctx context.Context, r round) (int64, error) {
 			return last.Stat.Mzxid, nil
 		}
 		return 0, nil // the caller's next look finds it open
-	case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrNodeExists), errors.Is(err, zk.ErrBadVersion):
+	case errors.Is(err, zk.ErrNodeExists) && r.ready == nil:
+		// Another member made the ready node first (members arriving
+		// together all count n), after our listing and so after our
+		// node: it opens the barrier for us if it is still there.
+		st, err := d.c.Exists(ctx, ready)
+		if err != nil || st == nil || st.Czxid <= d.czxid {
+			return 0, err
+		}
+		return st.Czxid, nil
+	case refused(err):
 		return 0, nil
 	}
 	return 0, err
@@ -389,9 +411,9 @@ func (d *Double) commit(ctx context.Context, r round) (int64, error) {
 func (d *Double) giveUp(ctx context.Context, cause error) error {
 	cctx, cancel := d.c.CleanupContext(ctx)
 	defer cancel()
-	ready := framework.JoinPath(d.path, readyNode)
+	ready := d.readyPath()
 	for tries := 0; tries < 5; tries++ {
-		r, err := d.look(cctx, false)
+		r, err := d.look(cctx)
 		if err != nil {
 			break
 		}
@@ -431,137 +453,4 @@ func (d *Double) cleanUp(ctx context.Context) {
 	if err := d.c.Delete(cctx, d.node, framework.Quietly(), framework.Guaranteed()); err != nil {
 		d.log.Info("deleting the member node failed; it is deleted in the background", zap.Error(err))
 	}
-}
-
-// Leave leaves the barrier and blocks until every member of its round
-// (those the ready node that let it in opened) has left, or ctx ends: the
-// lowest waits for the others, the others delete their node and wait for
-// the lowest, as in Curator; but every wake-up is followed by a fresh look,
-// so a reconnection or a new session never lets a member out while one of
-// its round is still in (Curator's leave returns then), and a member of
-// the next round, made after our round's ready node, is not waited for. When ctx ends it
-// returns ctx's error at once, never spinning, and our node is deleted all
-// the same: this member has left, and the members waiting for it are not
-// held up. The round's ready node is deleted by each member that finds
-// everyone gone. ErrNotEntered without a successful Enter. If the
-// membership was lost meanwhile (see Done), Leave still waits for the
-// others and then returns an error wrapping ErrMemberLost.
-func (d *Double) Leave(ctx context.Context) error {
-	if d == nil {
-		return ErrNilHandle
-	}
-	if err := d.begin(ctx); err != nil {
-		return d.wrap("leave", err)
-	}
-	defer func() { <-d.turn }()
-	if !d.entered {
-		return d.wrap("leave", ErrNotEntered)
-	}
-	d.entered = false
-	lost := d.release()
-	if err := d.leave(ctx); err != nil {
-		d.cleanUp(ctx)
-		return d.wrap("leave", err)
-	}
-	if lost != nil {
-		return d.wrap("leave", lost)
-	}
-	return nil
-}
-
-func (d *Double) leave(ctx context.Context) error {
-	// Every pass looks again: a wake-up (the target's deletion, a
-	// reconnection, a new session) only says "look", and returning on one
-	// let a member out while the lowest had not left (GH-1290's pattern).
-	for {
-		r, err := d.look(ctx, true)
-		if err != nil {
-			return err
-		}
-		in := d.inRound(r)
-		ours := slices.ContainsFunc(in, func(m member) bool { return m.name == d.name })
-		var target member
-		switch {
-		case len(in) == 0:
-			return d.closeRound(ctx, r)
-		case ours && len(in) == 1:
-			// The last of the round: go, then look once more.
-			if err := d.c.Delete(ctx, d.node, framework.Quietly()); err != nil {
-				return err
-			}
-			continue
-		case ours && in[0].name == d.name:
-			target = in[len(in)-1] // the lowest waits for the highest
-		default:
-			if ours {
-				if err := d.c.Delete(ctx, d.node, framework.Quietly()); err != nil {
-					return err
-				}
-			}
-			target = in[0] // the others wait for the lowest
-		}
-		if err := d.waitGone(ctx, target); err != nil {
-			return err
-		}
-	}
-}
-
-// member is a member node of our round.
-type member struct {
-	name  string
-	czxid int64
-}
-
-// inRound returns the members in r that belong to our round, sorted by
-// name: made before the ready node that let us in. A member of the next
-// round (even one whose handle was in ours: a handle keeps its name) was
-// made after it and is neither waited for nor counted as ours.
-func (d *Double) inRound(r round) []member {
-	var in []member
-	for _, m := range r.members {
-		if stat := r.stats[m]; stat != nil && stat.Czxid < d.opened {
-			in = append(in, member{name: m, czxid: stat.Czxid})
-		}
-	}
-	return in
-}
-
-// closeRound deletes the ready node that opened our round once every
-// member has left, if it is still that node and no round was opened since
-// the look r (the transaction checks the barrier node's version, which
-// every opening moves): the next round's ready node is never taken. A
-// refusal means another member deleted it or a new round replaced it.
-func (d *Double) closeRound(ctx context.Context, r round) error {
-	if r.ready == nil || r.ready.Czxid != d.opened {
-		return nil
-	}
-	_, err := d.c.Multi(ctx, framework.CheckOp(d.path, r.pstat.Version),
-		framework.DeleteOp(framework.JoinPath(d.path, readyNode), r.ready.Version))
-	if err != nil && !errors.Is(err, zk.ErrNoNode) && !errors.Is(err, zk.ErrBadVersion) {
-		return err
-	}
-	return nil
-}
-
-// waitGone waits, with a watch of that node alone, until m's node is
-// deleted, or is no longer m (made again by the next round), or an event
-// says to look again: the caller looks again in every case.
-func (d *Double) waitGone(ctx context.Context, m member) error {
-	p := framework.JoinPath(d.path, m.name)
-	// A data watch: set only if the node exists (an exists watch on a
-	// node gone already would stay on the server).
-	changed := d.c.StateChanged()
-	_, stat, ch, err := d.c.GetW(ctx, p)
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if stat.Czxid != m.czxid {
-		d.unwatch(ctx, p, framework.DataWatch)
-		return nil
-	}
-	d.waits.Add(1)
-	return d.wait(ctx, p, framework.DataWatch, ch, changed)
 }
