@@ -120,22 +120,109 @@ func (n *Node) touch(ctx context.Context, path string) {
 // is left for the server to reap unless failed (a Start that failed leaves
 // nothing).
 func (n *Node) remove(ctx context.Context, failed bool) error {
-	if n.o.expireAfterClose && !failed {
-		return nil
-	}
 	n.mu.Lock()
 	path := n.actual
 	if path == "" && n.plain() {
 		path = n.path
 	}
+	k := n.known
+	n.known = known{}
 	n.mu.Unlock()
+	if k.reg.path != "" {
+		// Our node may be left (ExpireAfterClose, not ours any more,
+		// its delete gone to the background): its watch must not stay.
+		defer n.giveBack(ctx, k.reg.path, k.w)
+	}
+	if n.o.expireAfterClose && !failed {
+		return nil
+	}
 	if path == "" {
 		return nil // nothing made (a protected create cleans up after itself)
+	}
+	if n.removeKnown(ctx, path, k) {
+		return nil
 	}
 	if err := n.removeOnce(ctx, path); err != nil {
 		return n.removeLater(path, err)
 	}
 	return nil
+}
+
+// known is what the loop left for remove when it ended holding our node:
+// reg, at version, its watch quiet (see leave). Zero when nothing is
+// known.
+type known struct {
+	reg     registration
+	w       watched // the loop's last watch on reg, given back by remove if it has not fired
+	quiet   bool    // w heard of nothing: reg at version is ours
+	version int32
+}
+
+// leave records, as the loop ends holding reg, watched by w, that the node
+// is known to be ours if w has heard of no change since the read that set
+// it and the connection has stayed up since (watched.quiet).
+func (n *Node) leave(reg registration, w watched) {
+	k := known{reg: reg, w: w}
+	if w.quiet() {
+		k.version, k.quiet = w.stat.Version, true
+	}
+	n.mu.Lock()
+	n.known = k
+	n.mu.Unlock()
+}
+
+// removeKnown deletes our node with one request, at the version the loop
+// last saw, when the loop left it known (k), and reports whether it is
+// gone; false sends remove to the owner's read first (removeOnce): nothing
+// known (a reconnection or a change since the watch was set, a TTL node, a
+// node made as the loop was stopped), the session that owns it not the
+// live one, or the delete refused (the node written since) or failed.
+//
+// Why the read of the owner can be left out. The read closed this window:
+// between the moment the server has the node as ours and the moment it
+// applies our delete, someone deletes our node and another session makes
+// it again, at version 0; an unconditional delete would then take theirs.
+// With the read, that moment is when the server answered the exists: the
+// window is the exists reply's way back, our turn, and the delete's way
+// there. The watch gives the same moment or a later one: ZooKeeper sends a
+// session's watch events as it makes the change, in one stream with its
+// replies, and go-zookeeper puts each in the watch's channel as it reads
+// the frame (watched), so a quiet channel says the node was ours when the
+// server sent the last frame this client has read; a deletion made before
+// that frame would have been read before it. So the window is the same
+// way back and way there, without the turn between the exists' reply and
+// the delete. What the watch cannot tell is a change made during a
+// connection cut (the server reports it after the reconnection): any
+// state change since the watch was set makes the Node read the owner, as
+// before. The delete is sent at our version (a node written since is
+// looked at first), only in the session that owns the node and alive by
+// the clock (SessionAlive), and never retried past that session's end,
+// where the path may be another's: the owner read would have found the
+// session gone too. An ephemeral node of the live session can be deleted
+// by nobody but a client's delete: its session's expiry ends the session
+// the delete rides in.
+func (n *Node) removeKnown(ctx context.Context, path string, k known) bool {
+	if !k.quiet || k.reg.path != path || n.o.ttl > 0 {
+		return false
+	}
+	if n.o.mode.IsEphemeral() {
+		s := n.c.Session()
+		if s.ID() != k.reg.owner || !n.c.SessionAlive(k.reg.owner) {
+			return false
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-s.Done():
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	err := n.c.Delete(ctx, path, framework.WithVersion(k.version), framework.Quietly())
+	return err == nil
 }
 
 // removeOnce deletes the node at path if it is ours (mine): a TTL node's

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -36,12 +37,11 @@ type registration struct {
 	owner int64 // ephemeralOwner, 0 for persistent modes
 }
 
-// loop keeps our node: create, hold until it is lost, create again. Every
-// wait is on one framework.Watch of the node's path.
+// loop keeps our node: create, hold until it is lost, create again. The
+// node is watched with one-shot data watches (see watched), the first
+// sent beside the create.
 func (n *Node) loop(ctx context.Context, r *run) {
 	defer close(r.done)
-	var w watch
-	defer w.close()
 	pause := pauseMin
 	started := false
 	// fail handles a failed step and reports whether the loop ends. A
@@ -75,35 +75,38 @@ func (n *Node) loop(ctx context.Context, r *run) {
 	wctx := context.WithoutCancel(ctx)
 	for ctx.Err() == nil {
 		target, first := n.target()
+		var ahead <-chan lookResult
 		if !first || n.plain() {
-			if err := w.set(ctx, n.c, target); err != nil {
-				if fail(err) {
-					return
-				}
-				continue
-			}
+			// The watch goes beside the create, in its round trip.
+			ahead = n.lookAhead(wctx, target)
 		}
 		reg, err := n.create(wctx, target, first)
+		var w watched
+		werr := errNotLooked
+		if ahead != nil {
+			res := <-ahead
+			w, werr = res.w, res.err
+		}
+		if ctx.Err() != nil || err != nil || werr != nil || w.stat.Czxid != reg.czxid {
+			// The look went ahead of the create, failed, or found
+			// another node: its watch, if any, goes back.
+			n.giveBack(wctx, target, w)
+			w = watched{}
+		}
 		if ctx.Err() != nil {
-			// Stopped while creating: a node made is deleted by stop,
-			// never reported as registered.
+			// Stopped while creating: a node made is deleted by stop
+			// (after a read of its owner), never reported as
+			// registered.
 			return
 		}
-		if errors.Is(err, zk.ErrNodeExists) {
-			reg, err = n.found(ctx, wctx, w.w, target, started)
+		switch {
+		case errors.Is(err, zk.ErrNodeExists):
+			reg, w, err = n.found(ctx, wctx, target, started)
+		case err == nil && w.ch == nil:
+			w, err = n.arm(wctx, reg)
 		}
 		if errors.Is(err, errAgain) {
 			continue
-		}
-		if err == nil && w.path != reg.path {
-			// The path was not known before the create: watch it now,
-			// and check that the node did not go before the watch.
-			if err = w.set(ctx, n.c, reg.path); err == nil {
-				var st *zk.Stat
-				if st, err = n.c.Exists(ctx, reg.path); err == nil && (st == nil || st.Czxid != reg.czxid) {
-					continue
-				}
-			}
 		}
 		if err != nil {
 			if fail(err) {
@@ -130,7 +133,7 @@ func (n *Node) loop(ctx context.Context, r *run) {
 			started = true
 			close(r.first)
 		}
-		reason := n.hold(ctx, w.w, reg)
+		reason := n.hold(ctx, w, reg)
 		n.unregister()
 		if ctx.Err() != nil || errors.Is(reason, framework.ErrClosed) {
 			return
@@ -140,38 +143,114 @@ func (n *Node) loop(ctx context.Context, r *run) {
 	}
 }
 
-// watch is the loop's Watcher and the path it watches.
-type watch struct {
-	w    *framework.Watcher
-	path string
+// watched is a one-shot data watch on a node, set by a read
+// (GetWOrdered) that found it with stat: ch gets the node's
+// first change after that read (its deletion, a write), or
+// EventNotWatching when the session ends or the client closes. The
+// channel is go-zookeeper's own, filled as the frames are read, so an
+// event the server sent before the reply to a later request of ours is
+// in ch by the time that reply has been read (ZooKeeper sends a session's
+// watch events and replies in the order it made them). state is the
+// client's StateChanged from before the read: once closed, a
+// reconnection may have come since, and the server reports a change made
+// during a cut only after the reconnection, so ch's silence proves
+// nothing more.
+type watched struct {
+	ch    <-chan zk.Event
+	stat  *zk.Stat // as the read found the node
+	state <-chan struct{}
 }
 
-// set makes w watch path, keeping its Watcher if it watches path already
-// and still runs.
-func (w *watch) set(ctx context.Context, c *framework.Client, path string) error {
-	if w.w != nil {
-		select {
-		case <-w.w.Done():
-		default:
-			if w.path == path {
-				return nil
-			}
-		}
-		w.close()
+// quiet reports whether w has heard of no change since its read and the
+// connection has stayed up: the node it watches is, as far as anything
+// this client has read can tell, as the read found it (see known).
+func (w watched) quiet() bool {
+	select {
+	case <-w.ch:
+		return false
+	case <-w.state:
+		return false
+	default:
+		return w.ch != nil
 	}
-	nw, err := c.Watch(ctx, path)
+}
+
+// giveBack gives back w's watch on path if it has not fired: a one-shot
+// watch stays on the server until it fires, and a node we stop watching
+// may never change (pitfall 9). A watch our own delete fires has fired by
+// the time the delete's reply is read: nothing is sent then.
+func (n *Node) giveBack(ctx context.Context, path string, w watched) {
+	if w.ch == nil {
+		return
+	}
+	select {
+	case <-w.ch:
+		return
+	default:
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupBudget)
+	defer cancel()
+	if err := n.c.Unwatch(ctx, path, framework.DataWatch); err != nil {
+		n.log.Debug("node: watch not given back", zap.Error(err))
+	}
+}
+
+// errNotLooked is the look-ahead's result when there was none.
+var errNotLooked = errors.New("not looked")
+
+// lookResult is what the read sent beside a create found.
+type lookResult struct {
+	w   watched
+	err error
+}
+
+// lookAhead reads path with a data watch, beside the create the caller
+// is about to send, and returns the channel that gets its result.
+// ZooKeeper answers a session's requests in order, so a read that
+// reaches the server after the create finds our node and watches it,
+// in the create's round trip; one that goes first finds no node (or the
+// node that makes the create fail), and the caller looks again (arm).
+// The order of two requests sent from two goroutines is not known; it
+// decides the cost only, never the outcome.
+func (n *Node) lookAhead(ctx context.Context, path string) <-chan lookResult {
+	out := make(chan lookResult, 1)
+	go func() {
+		// Let the create be queued first: the caller goes on to it
+		// while this goroutine waits for a turn.
+		runtime.Gosched()
+		w, err := n.look(ctx, path)
+		out <- lookResult{w, err}
+	}()
+	return out
+}
+
+// look reads the node at path and sets a data watch on it; zk.ErrNoNode
+// (wrapped) if missing, which leaves no watch on the server. ctx must not
+// end before the reply for any reason but the end of the session: a read
+// abandoned on its way may still set a watch that nobody gives back.
+func (n *Node) look(ctx context.Context, path string) (watched, error) {
+	state := n.c.StateChanged()
+	_, st, ch, err := n.c.GetWOrdered(ctx, path, framework.Uncompressed())
 	if err != nil {
-		return err
+		return watched{}, err
 	}
-	w.w, w.path = nw, path
-	return nil
+	return watched{ch: ch, stat: st, state: state}, nil
 }
 
-func (w *watch) close() {
-	if w.w != nil {
-		_ = w.w.Close()
+// arm watches our node reg: errAgain if it is gone or another
+// incarnation holds the path (the loop makes it again, or waits for the
+// other to go).
+func (n *Node) arm(ctx context.Context, reg registration) (watched, error) {
+	w, err := n.look(ctx, reg.path)
+	switch {
+	case isNoNode(err):
+		return watched{}, errAgain
+	case err != nil:
+		return watched{}, err
+	case w.stat.Czxid != reg.czxid:
+		return watched{}, errAgain
 	}
-	w.w, w.path = nil, ""
+	return w, nil
 }
 
 func (n *Node) lostState(started bool) State {
@@ -262,33 +341,35 @@ func (n *Node) noteSessionLocked() {
 	}
 }
 
-// found handles a node already at target. Ours in the live session (a
-// create whose reply was lost) is adopted; for persistent modes, which have
-// no owner, any node is adopted and given our data, as Curator does. An
-// ephemeral node of another session is never adopted: the Node waits for
-// it to go (one of our dead sessions: the server is about to delete it;
-// another process's, or this process's before a restart: the server
-// deletes it when its session expires, if its process died), unless
-// before Start returns, FailIfOwned fails with ErrOwnedByOtherSession and
-// TakeOver deletes it (wctx carries that delete, which must not land
-// after a create of ours).
-func (n *Node) found(ctx, wctx context.Context, w *framework.Watcher, target string, started bool) (registration, error) {
-	st, err := n.c.Exists(ctx, target)
+// found handles a node already at target, and watches it. Ours in the
+// live session (a create whose reply was lost) is adopted; for persistent
+// modes, which have no owner, any node is adopted and given our data, as
+// Curator does. An ephemeral node of another session is never adopted:
+// the Node waits for it to change (one of our dead sessions: the server
+// is about to delete it; another process's, or this process's before a
+// restart: the server deletes it when its session expires, if its
+// process died) and then tries again (errAgain), unless before Start
+// returns, FailIfOwned fails with ErrOwnedByOtherSession and TakeOver
+// deletes it (wctx carries that delete, which must not land after a
+// create of ours).
+func (n *Node) found(ctx, wctx context.Context, target string, started bool) (registration, watched, error) {
+	w, err := n.look(wctx, target)
+	if isNoNode(err) {
+		return registration{}, watched{}, errAgain
+	}
 	if err != nil {
-		return registration{}, err
+		return registration{}, watched{}, err
 	}
-	if st == nil {
-		return registration{}, errAgain
-	}
+	st := w.stat
 	reg := registration{path: target, czxid: st.Czxid, owner: st.EphemeralOwner}
 	if !n.o.mode.IsEphemeral() {
 		n.adopt(reg, st.Version)
-		return reg, nil
+		return reg, w, nil
 	}
 	live := n.c.SessionID()
 	if st.EphemeralOwner != 0 && st.EphemeralOwner == live && n.c.SessionAlive(live) {
 		n.adopt(reg, st.Version)
-		return reg, nil
+		return reg, w, nil
 	}
 	n.mu.Lock()
 	ours := n.sessions[st.EphemeralOwner]
@@ -301,9 +382,10 @@ func (n *Node) found(ctx, wctx context.Context, w *framework.Watcher, target str
 		reason = fmt.Errorf("%w (0x%x)", ErrOwnedByOtherSession, st.EphemeralOwner)
 		switch {
 		case !started && n.o.failIfOwned:
-			return registration{}, reason
+			n.giveBack(wctx, target, w)
+			return registration{}, watched{}, reason
 		case !started && n.o.takeOver:
-			return n.takeOver(wctx, target, st)
+			return registration{}, watched{}, n.takeOver(wctx, target, st)
 		}
 		n.log.Warn("node: path held by the ephemeral node of another session; waiting for it to go "+
 			"(if its process died, the server deletes it when its session expires: about that session's timeout)",
@@ -318,23 +400,29 @@ func (n *Node) found(ctx, wctx context.Context, w *framework.Watcher, target str
 		}()
 	}
 	n.setStatus(Event{State: n.lostState(started), Path: n.Path(), Reason: reason})
-	if err := n.waitGone(ctx, w, target, st.Czxid); err != nil {
-		return registration{}, err
+	// Any change (its deletion, a write, a reconnection's look-again, the
+	// session's end) sends the loop to create again, which finds the node
+	// again if it is still there.
+	select {
+	case <-ctx.Done():
+		n.giveBack(wctx, target, w)
+		return registration{}, watched{}, ctx.Err()
+	case <-w.ch:
+		return registration{}, watched{}, errAgain
 	}
-	return registration{}, errAgain
 }
 
 // takeOver deletes the node of another session at target (TakeOver), at
 // the version found, so that a node changed meanwhile is looked at again;
 // the loop then makes ours.
-func (n *Node) takeOver(ctx context.Context, target string, st *zk.Stat) (registration, error) {
+func (n *Node) takeOver(ctx context.Context, target string, st *zk.Stat) error {
 	n.log.Warn("node: taking over the ephemeral node of another session (TakeOver)",
 		zap.String("owner", fmt.Sprintf("0x%x", st.EphemeralOwner)))
 	err := n.c.Delete(ctx, target, framework.WithVersion(st.Version))
 	if err != nil && !isNoNode(err) && !errors.Is(err, zk.ErrBadVersion) {
-		return registration{}, err
+		return err
 	}
-	return registration{}, errAgain
+	return errAgain
 }
 
 // adopt takes a found node as ours; its data is rewritten by pushData.
@@ -343,43 +431,6 @@ func (n *Node) adopt(reg registration, version int32) {
 	defer n.mu.Unlock()
 	n.czxids[reg.czxid] = true
 	n.version, n.dirty = version, true // its data is not known to be ours
-}
-
-// waitGone waits, on w, until the node at path with czxid is gone (deleted,
-// or replaced by another incarnation).
-func (n *Node) waitGone(ctx context.Context, w *framework.Watcher, path string, czxid int64) error {
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case ev, ok := <-w.Events():
-			if !ok {
-				return watchEnded(w)
-			}
-			switch ev.Type {
-			case framework.WatchDeleted:
-				if ev.Path == path {
-					return nil
-				}
-			case framework.WatchCreated, framework.WatchResync:
-				st, err := n.c.Exists(ctx, path)
-				if err != nil {
-					return err
-				}
-				if st == nil || st.Czxid != czxid {
-					return nil
-				}
-			}
-		}
-	}
-}
-
-// watchEnded is the error of a Watcher whose channel closed.
-func watchEnded(w *framework.Watcher) error {
-	if err := w.Err(); err != nil {
-		return err
-	}
-	return framework.ErrClosed
 }
 
 // registered records and reports reg as our registered node.
@@ -399,9 +450,12 @@ func (n *Node) unregister() {
 }
 
 // hold waits until our node is lost, and returns why: the session that
-// owns it ended, it was deleted, or it was replaced. A TTL node's touch
-// child is touched every ttl/2 meanwhile.
-func (n *Node) hold(ctx context.Context, w *framework.Watcher, reg registration) error {
+// owns it ended, it was deleted, or it was replaced. w watches it: a write
+// (SetData's, or another client's) fires it too, and the node is looked
+// at and watched again. A TTL node's touch child is touched every ttl/2
+// meanwhile. When ctx ends (Close), hold leaves in n.known what it knows
+// of the node for remove.
+func (n *Node) hold(ctx context.Context, w watched, reg registration) error {
 	var sessDone <-chan struct{}
 	if n.o.mode.IsEphemeral() {
 		s := n.c.Session()
@@ -409,16 +463,17 @@ func (n *Node) hold(ctx context.Context, w *framework.Watcher, reg registration)
 			return ErrSessionLost
 		}
 		sessDone = s.Done()
-		// The reads below end with the session, not at the end of the
-		// retry policy's patience.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
+	}
+	// The reads below are waited for (see look), but end with the
+	// session, not at the end of the retry policy's patience.
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	if sessDone != nil {
 		go func() {
 			select {
 			case <-sessDone:
 				cancel()
-			case <-ctx.Done():
+			case <-rctx.Done():
 			}
 		}()
 	}
@@ -457,41 +512,35 @@ func (n *Node) hold(ctx context.Context, w *framework.Watcher, reg registration)
 			if sessDone != nil && !n.c.SessionAlive(reg.owner) {
 				return ErrSessionLost
 			}
+			n.leave(reg, w)
 			return ctx.Err()
 		case <-tick:
 			n.touch(ctx, reg.path)
 			arm()
-		case ev, ok := <-w.Events():
-			if !ok {
-				return watchEnded(w)
+		case ev := <-w.ch:
+			if ev.Type == zk.EventNodeDeleted {
+				return lost()
 			}
-			switch ev.Type {
-			case framework.WatchDeleted:
-				if ev.Path == reg.path {
-					return lost()
-				}
-			case framework.WatchCreated, framework.WatchResync:
-				if ev.Type == framework.WatchCreated && !ev.Coalesced {
-					// Our own create (the watch was set before it): a
-					// later incarnation would follow a WatchDeleted.
-					continue
-				}
+			// A write, a look-again after a reconnection, or the end
+			// of the watch (EventNotWatching: the session ended, or
+			// the client is closing): look again.
+			if sessDone != nil && !n.c.SessionAlive(reg.owner) {
+				return ErrSessionLost
+			}
+			nw, err := n.arm(rctx, reg)
+			switch {
+			case errors.Is(err, errAgain):
+				return lost()
+			case err != nil:
 				if sessDone != nil && !n.c.SessionAlive(reg.owner) {
 					return ErrSessionLost
 				}
-				st, err := n.c.Exists(ctx, reg.path)
-				if err != nil {
-					if sessDone != nil && !n.c.SessionAlive(reg.owner) {
-						return ErrSessionLost
-					}
-					// Retries ran out (a long partition): look again by
-					// creating, which finds our node if it is there.
-					return err
-				}
-				if st == nil || st.Czxid != reg.czxid {
-					return lost()
-				}
+				// Retries ran out (a long partition), or the client
+				// closed: look again by creating, which finds our
+				// node if it is there.
+				return err
 			}
+			w = nw
 		}
 	}
 }

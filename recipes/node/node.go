@@ -39,6 +39,7 @@ type Node struct {
 	sessions  map[int64]bool // sessions this Node created in
 	czxids    map[int64]bool // incarnations this Node made or adopted
 	reg       registration   // our registered node; zero when none
+	known     known          // left by the ended loop for remove
 	version   int32          // reg's data version, as last seen
 	pushed    uint64         // the gen of the data known to be on reg
 	dirty     bool           // reg's data is not known to be ours (adopted)
@@ -179,6 +180,7 @@ func (n *Node) Start(ctx context.Context) error {
 	rctx, cancel := context.WithCancel(context.Background())
 	r := &run{cancel: cancel, done: make(chan struct{}), first: make(chan struct{})}
 	n.run = r
+	n.known = known{}
 	n.setStatusLocked(Event{State: Creating, Path: n.actual})
 	n.mu.Unlock()
 	go n.loop(rctx, r)
