@@ -263,9 +263,7 @@ func (d *Double) pass(opened int64, first, last round) {
 func (d *Double) create(ctx context.Context) error {
 	var st zk.Stat
 	cctx, done := writegrace.Context(ctx)
-	_, err := d.c.Create(cctx, d.node, nil, framework.WithMode(framework.Ephemeral),
-		framework.CreatingParentContainers(), framework.StoringStatIn(&st))
-	if err = done(err); err != nil {
+	if err := done(d.makeNode(cctx, &st)); err != nil {
 		if !errors.Is(err, zk.ErrNodeExists) {
 			d.cleanUp(ctx)
 			return err
@@ -296,6 +294,29 @@ func (d *Double) create(ctx context.Context) error {
 	}
 	d.czxid, d.owner = st.Czxid, st.EphemeralOwner
 	return nil
+}
+
+// makeNode creates our member node, storing its Stat in st. If the
+// barrier's node is missing (a new barrier, or its container went when it
+// was last empty), it makes that node as a container, with its parents if
+// need be, and tries again: three round trips on a new barrier whose parent
+// exists, where creating parents on the member's create makes every
+// ancestor again, top down, one round trip each.
+func (d *Double) makeNode(ctx context.Context, st *zk.Stat) error {
+	create := func() error {
+		_, err := d.c.Create(ctx, d.node, nil, framework.WithMode(framework.Ephemeral), framework.StoringStatIn(st))
+		return err
+	}
+	err := create()
+	for tries := 0; errors.Is(err, zk.ErrNoNode) && tries < 3; tries++ {
+		_, perr := d.c.Create(ctx, d.path, []byte{}, framework.WithMode(framework.Container),
+			framework.CreatingParentContainers())
+		if perr != nil && !errors.Is(perr, zk.ErrNodeExists) {
+			return perr
+		}
+		err = create()
+	}
+	return err
 }
 
 // wait waits for the one-shot watch ch on p to fire, for a change of the
