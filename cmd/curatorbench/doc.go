@@ -18,6 +18,7 @@
 //	go run ./cmd/curatorbench -discovery -rtt 0.5ms,2ms -rounds 5
 //	go run ./cmd/curatorbench -atomic -rtt 2ms -rounds 5
 //	go run ./cmd/curatorbench -queue -rtt 2ms -rounds 5
+//	go run ./cmd/curatorbench -registry-scale -registry-instances 1000 -registry-caches 20 -registry-procs 2
 //
 // docs/benchmarks.md explains every column and holds the latest figures.
 //
@@ -67,6 +68,19 @@
 // second, put-to-consume latency p50 and p99 (the put's time carried in the
 // item), a consumer's round trips per item and the server's requests per
 // item (mntr).
+//
+// -registry-scale runs the service registry at scale (issue 35) on an
+// embedded ensemble of its own (-registry-ensemble members, 3): the
+// command re-executes itself as -registry-procs worker processes holding
+// -registry-caches ServiceCaches of one service between them, a session
+// each, while a registrar registers -registry-instances instances, then
+// -registry-samples more one at a time, then as many of a service nobody
+// watches. It prints the live heap per session, per cache and per cached
+// instance (runtime.MemStats after GC in the workers), the servers'
+// watches (wchs), their JVMs' CPU time per watch event (/proc, less the
+// idle servers' rate measured first for -registry-idle seconds), and the
+// fan-out latency from Register's return to the first and the last
+// cache's listener (both clocks are the machine's wall clock).
 //
 // # The network
 //

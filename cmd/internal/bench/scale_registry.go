@@ -74,6 +74,8 @@ type RegistryPhase struct {
 	// IdleCPUSeconds is the part of ServerCPUSeconds the servers spend
 	// idle, with every session connected (ticks, pings, the JIT, the
 	// collector): the idle phase's rate times this phase's length.
+	// Measured last, when the JIT has settled, it may still count some of
+	// the phases' own work (a collection they left): an upper bound.
 	IdleCPUSeconds float64 `json:"idle_cpu_seconds"`
 }
 
@@ -120,7 +122,8 @@ type RegistryResult struct {
 	// StartMs is the slowest worker's time to start its caches.
 	StartMs float64 `json:"start_ms"`
 
-	// Idle is IdleSeconds with the caches running and nothing changing.
+	// Idle is IdleSeconds with the caches running and nothing changing,
+	// measured last.
 	Idle RegistryPhase `json:"idle"`
 	// WatchesPerServer is wchs's total per member once the caches run.
 	WatchesPerServer []int `json:"watches_per_server"`
@@ -252,19 +255,8 @@ func RunRegistryScale(ctx context.Context, run RegistryRun, s RegistrySettings) 
 	}
 	run.Logf("registry: %d caches started (slowest process %.0f ms), server watches %v", s.Caches, r.StartMs, r.WatchesPerServer)
 
-	// Idle: what the servers burn with nothing to do.
-	meter := newPhaseMeter(run.Members, workers)
-	select {
-	case <-time.After(time.Duration(s.IdleSeconds * float64(time.Second))):
-	case <-ctx.Done():
-		return r, ctx.Err()
-	}
-	r.Idle = meter.done(0, 0)
-	idleRate := max(r.Idle.ServerCPUSeconds, 0) / r.Idle.Seconds
-	run.Logf("registry: idle servers use %.0f%% of a core", 100*idleRate)
-
 	// The bulk: the caches follow Instances registrations.
-	meter = newPhaseMeter(run.Members, workers)
+	meter := newPhaseMeter(run.Members, workers)
 	began := time.Now()
 	if err := registerMany(ctx, d, service, "b", s.Instances, s.Registrars); err != nil {
 		return r, err
@@ -281,7 +273,7 @@ func RunRegistryScale(ctx context.Context, run RegistryRun, s RegistrySettings) 
 		r.Goroutines += rep.Goroutines
 	}
 	r.CatchUpSeconds = float64(last-began.UnixNano()) / 1e9
-	r.Bulk = meter.done(s.Instances, idleRate)
+	r.Bulk = meter.done(s.Instances)
 	run.Logf("registry: every cache holds %d instances after %.1f s; servers %.1f s CPU, %d events",
 		s.Instances, r.CatchUpSeconds, r.Bulk.ServerCPUSeconds, r.Bulk.Counters.Notifications)
 	if r.NodeBytes, r.ListingBytes, err = sizes(ctx, c, framework.JoinPath(base, service)); err != nil {
@@ -311,7 +303,7 @@ func RunRegistryScale(ctx context.Context, run RegistryRun, s RegistrySettings) 
 		}
 		first, lastMs = append(first, float64(lo-t0)/1e6), append(lastMs, float64(hi-t0)/1e6)
 	}
-	r.Sampled = meter.done(s.Samples, idleRate)
+	r.Sampled = meter.done(s.Samples)
 	r.FanOutFirstMs, r.FanOutLastMs = distOf(first), distOf(lastMs)
 	run.Logf("registry: fan-out to the last of %d caches p50 %.1f ms p99 %.1f ms", s.Caches, r.FanOutLastMs.P50, r.FanOutLastMs.P99)
 
@@ -320,7 +312,23 @@ func RunRegistryScale(ctx context.Context, run RegistryRun, s RegistrySettings) 
 	if err := registerMany(ctx, d, "unwatched", "u", s.Instances, s.Registrars); err != nil {
 		return r, err
 	}
-	r.Unwatched = meter.done(s.Instances, idleRate)
+	r.Unwatched = meter.done(s.Instances)
+
+	// Idle, last, once the servers' JIT and the caches have settled: what
+	// the servers burn with every session connected and nothing changing,
+	// taken off each phase.
+	meter = newPhaseMeter(run.Members, workers)
+	select {
+	case <-time.After(time.Duration(s.IdleSeconds * float64(time.Second))):
+	case <-ctx.Done():
+		return r, ctx.Err()
+	}
+	r.Idle = meter.done(0)
+	rate := max(r.Idle.ServerCPUSeconds, 0) / r.Idle.Seconds
+	for _, p := range []*RegistryPhase{&r.Bulk, &r.Sampled, &r.Unwatched} {
+		p.IdleCPUSeconds = rate * p.Seconds
+	}
+	run.Logf("registry: idle servers use %.0f%% of a core", 100*rate)
 	if _, err := all(workerCmd{Op: "close"}); err != nil {
 		return r, err
 	}
@@ -448,11 +456,9 @@ func (m *phaseMeter) read() (server, client time.Duration, ctr ServerCounters) {
 	return server, client, ctr
 }
 
-// done ends the phase; idleRate is the idle servers' CPU per second.
-func (m *phaseMeter) done(registrations int, idleRate float64) RegistryPhase {
+func (m *phaseMeter) done(registrations int) RegistryPhase {
 	cpu, client, ctr := m.read()
-	secs := time.Since(m.began).Seconds()
-	p := RegistryPhase{Registrations: registrations, Seconds: secs, IdleCPUSeconds: idleRate * secs,
+	p := RegistryPhase{Registrations: registrations, Seconds: time.Since(m.began).Seconds(),
 		ServerCPUSeconds: -1, Counters: ctr.Sub(m.ctr), ClientCPUSeconds: (client - m.client).Seconds()}
 	if cpu >= 0 && m.cpu >= 0 {
 		p.ServerCPUSeconds = (cpu - m.cpu).Seconds()
