@@ -45,7 +45,7 @@ func createSent(c *Client, path string) <-chan struct{} {
 	c.mu.Lock()
 	w := c.h.wire
 	c.mu.Unlock()
-	return w.expect(c.full(path))
+	return w.Expect(c.full(path))
 }
 
 // abandonOnSend returns a ctx for a create of path by c that is cancelled

@@ -16,6 +16,7 @@ import (
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/internal/clock"
 	"github.com/gocurator/curator/internal/fanout"
+	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -78,10 +79,10 @@ type core struct {
 	tripped   []trippedGuard // guards to fire once c.mu is released
 	closeOnce sync.Once
 	watches   watchPumps // strip the prefix off watch events; under mu
-	// set counts the watches set and not fired (see watchreset.go).
-	set watchCounts
-	// pw is the registry of persistent watches (persistent.go).
-	pw *persistentWatches
+	// set counts the watches set and not fired (see internal/zkconn, "The watch reset gate").
+	set zkconn.Counts
+	// pw is the registry of persistent watches (internal/zkconn).
+	pw *zkconn.Registry
 
 	// kick wakes the keepalive goroutine (keepalive.go) when
 	// keepaliveTimer (under mu), armed on the client's clock, says a ping
@@ -98,7 +99,7 @@ type handle struct {
 	// through the callback); it is closed when its connection loop ends.
 	loopEvents <-chan zk.Event
 	ready      chan struct{} // closed once credentials are added, or refused
-	wire       *wire         // what its frames told us
+	wire       *zkconn.Wire  // what its frames told us
 	// authErr, written before ready closes, wraps ErrAuthFailed if the
 	// server refused the credentials: operations on this connection then
 	// fail with it rather than run without them.
@@ -184,7 +185,7 @@ func connectOptions(ctx context.Context, connectString string, servers []string,
 		namespace: o.namespace,
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	c.pw = newPersistentWatches(c)
+	c.pw = zkconn.NewRegistry(c.log, &c.set, c.liveWire)
 	c.mu.Lock()
 	c.gen = 1
 	h, err := c.dial(c.gen)
@@ -221,7 +222,7 @@ func connectOptions(ctx context.Context, connectString string, servers []string,
 		}
 	case <-wctx.Done():
 	}
-	err = connectFailed(ctx, connectString, o.connectionTimeout, h.wire.dialErrors())
+	err = connectFailed(ctx, connectString, o.connectionTimeout, h.wire.DialErrors())
 	_ = c.Close()
 	return nil, err
 }
@@ -257,10 +258,12 @@ func connectFailed(ctx context.Context, connectString string, timeout time.Durat
 // it reconnects a session, and drops the connection if that fails, so
 // nothing runs without them there either.
 func (c *Client) dial(gen uint64) (*handle, error) {
-	h := &handle{ready: make(chan struct{}), wire: newWire(handshakeTimeout(c.opts.sessionTimeout), c.opts.clock)}
-	h.wire.hasWatches = c.set.any
-	h.wire.pw = c.pw
-	h.wire.fired = c.set.fired
+	h := &handle{ready: make(chan struct{}), wire: zkconn.NewWire(zkconn.Config{
+		Handshake: handshakeTimeout(c.opts.sessionTimeout),
+		Clock:     c.opts.clock,
+		Counts:    &c.set,
+		Registry:  c.pw,
+	})}
 	dialer := c.opts.dialer
 	if dialer == nil {
 		dialer = net.DialTimeout
@@ -278,15 +281,15 @@ func (c *Client) dial(gen uint64) (*handle, error) {
 	// the network's business, on the wall clock: the client's clock
 	// (WithClock in tests) times the expiry and the keepalive.
 	w, asked := h.wire, c.opts.sessionTimeout
-	paced := &pacedHosts{HostProvider: hosts, clock: clock.Real, gone: w.gone, timeout: func() time.Duration {
-		if ms := w.timeout(); ms > 0 {
+	paced := &pacedHosts{HostProvider: hosts, clock: clock.Real, gone: w.Gone(), timeout: func() time.Duration {
+		if ms := w.Timeout(); ms > 0 {
 			return time.Duration(ms) * time.Millisecond
 		}
 		return asked
 	}}
 	conn, loopEvents, err := zk.Connect(c.servers, c.opts.sessionTimeout,
 		zk.WithHostProvider(paced),
-		zk.WithDialer(h.wire.dialer(dialer)),
+		zk.WithDialer(h.wire.Dialer(dialer)),
 		zk.WithLogger(zkLogger{c.log.Named("zk")}),
 		zk.WithLogInfo(false),
 		zk.WithEventCallback(func(ev zk.Event) { c.events.push(connEvent{gen: gen, ev: ev}) }),
@@ -408,10 +411,10 @@ func (c *Client) Close() error {
 // trip, or, past replyDrain, once the socket closed fails them.
 func (c *Client) closeConn(h *handle, connected bool) {
 	// Whatever happens below, a connection being closed dials no more.
-	h.wire.quit()
+	h.wire.Quit()
 	if connected && h.replies.drain(replyDrain) {
 		h.conn.Close()
-		h.wire.abandon()
+		h.wire.Abandon()
 		return
 	}
 	if connected {
@@ -426,7 +429,7 @@ func (c *Client) closeConn(h *handle, connected bool) {
 	// second case the goroutine inside go-zookeeper's Close ends on its own
 	// within the second, holding nothing. The socket closed also fails
 	// the calls in flight that hold the gate.
-	h.wire.abandon()
+	h.wire.Abandon()
 	h.replies.drain(replyDrain)
 	closed := make(chan struct{})
 	closing.Add(1)

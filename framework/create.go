@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
+	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -139,7 +140,7 @@ func ListingParent(children *[]string) CreateOption {
 }
 
 // wireOf returns what conn's frames told us, nil if conn was replaced.
-func (c *Client) wireOf(conn *zk.Conn) *wire {
+func (c *Client) wireOf(conn *zk.Conn) *zkconn.Wire {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.h != nil && c.h.conn == conn {
@@ -150,12 +151,12 @@ func (c *Client) wireOf(conn *zk.Conn) *wire {
 
 // statFor fills o.stat for the node created (server path full) by a
 // request for reqPath: from the reply if it was seen, else with exists.
-func (c *Client) statFor(ctx context.Context, w *wire, reqPath, created string, o *createOptions) error {
+func (c *Client) statFor(ctx context.Context, w *zkconn.Wire, reqPath, created string, o *createOptions) error {
 	if w != nil {
-		if r, ok := w.take(reqPath); ok && r.path == c.full(created) {
-			*o.stat = zk.Stat{Czxid: r.zxid, Mzxid: r.zxid, Pzxid: r.zxid}
+		if r, ok := w.Take(reqPath); ok && r.Path == c.full(created) {
+			*o.stat = zk.Stat{Czxid: r.Zxid, Mzxid: r.Zxid, Pzxid: r.Zxid}
 			if o.mode.IsEphemeral() {
-				o.stat.EphemeralOwner = r.session
+				o.stat.EphemeralOwner = r.Session
 			}
 			return nil
 		}
@@ -317,10 +318,10 @@ func (c *Client) createPlain(ctx context.Context, path string, data []byte, acl 
 			return context.Canceled // the caller is gone: send nothing
 		}
 		o.found = nil
-		var cw *wire
+		var cw *zkconn.Wire
 		if o.stat != nil || o.list != nil {
 			if cw = c.wireOf(conn); cw != nil {
-				cw.expect(c.full(path))
+				cw.Expect(c.full(path))
 				call.mu.Lock()
 				call.w = cw
 				call.mu.Unlock()
@@ -424,7 +425,7 @@ type createCall struct {
 	idle      chan struct{} // closed when the attempt in flight at abandon ends
 	handOff   bool          // the caller stopped waiting: the attempt cleans up
 	made      madeNode      // the node the last attempt to end made, if any
-	w         *wire         // the wire asked for the reply (StoringStatIn, ListingParent)
+	w         *zkconn.Wire  // the wire asked for the reply (StoringStatIn, ListingParent)
 }
 
 // begin starts an attempt; false once the caller has left.
@@ -455,7 +456,7 @@ func (cc *createCall) end(mk madeNode) (handOff bool) {
 // abandon records that the call failed. If an attempt is in flight
 // (pending), idle is closed when it ends; if not, mk is what the last
 // attempt made and w the wire it asked for the reply.
-func (cc *createCall) abandon() (mk madeNode, w *wire, pending bool, idle <-chan struct{}) {
+func (cc *createCall) abandon() (mk madeNode, w *zkconn.Wire, pending bool, idle <-chan struct{}) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	cc.abandoned = true
@@ -469,7 +470,7 @@ func (cc *createCall) abandon() (mk madeNode, w *wire, pending bool, idle <-chan
 // takeBack returns what the attempt the caller waited for made, and its
 // wire, once it ended (ok); if it is still in flight, the clean-up is
 // handed to it.
-func (cc *createCall) takeBack() (mk madeNode, w *wire, ok bool) {
+func (cc *createCall) takeBack() (mk madeNode, w *zkconn.Wire, ok bool) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	if cc.inflight {
@@ -490,12 +491,12 @@ type madeNode struct {
 // withReply takes the reply to the create of reqFull (a server path) off
 // the wire w, which was asked for it, and adds its czxid to mk when the
 // reply named mk's node.
-func (c *Client) withReply(mk madeNode, w *wire, reqFull string) madeNode {
+func (c *Client) withReply(mk madeNode, w *zkconn.Wire, reqFull string) madeNode {
 	if w == nil {
 		return mk
 	}
-	if r, ok := w.take(reqFull); ok && mk.path != "" && r.path == c.full(mk.path) {
-		mk.czxid = r.zxid
+	if r, ok := w.Take(reqFull); ok && mk.path != "" && r.Path == c.full(mk.path) {
+		mk.czxid = r.Zxid
 	}
 	return mk
 }
@@ -576,11 +577,11 @@ func (c *Client) deleteMade(conn *zk.Conn, mk madeNode) error {
 // finishCreate fills what the options ask for after a successful create:
 // the Stat (from the reply seen on the wire w, else with exists) and the
 // parent's listing (unless it came with the create).
-func (c *Client) finishCreate(ctx context.Context, w *wire, reqPath, created string, o *createOptions) error {
+func (c *Client) finishCreate(ctx context.Context, w *zkconn.Wire, reqPath, created string, o *createOptions) error {
 	if o.found != nil {
 		// The node existed (OrSetData, Idempotent): its Stat is known.
 		if w != nil {
-			w.take(reqPath)
+			w.Take(reqPath)
 		}
 		if o.stat != nil {
 			*o.stat = *o.found
@@ -590,7 +591,7 @@ func (c *Client) finishCreate(ctx context.Context, w *wire, reqPath, created str
 			return err
 		}
 	} else if w != nil {
-		w.take(reqPath)
+		w.Take(reqPath)
 	}
 	if o.list != nil && !o.listed {
 		parent, _ := SplitPath(created)
@@ -620,11 +621,11 @@ var createdChans = sync.Pool{New: func() any { return make(chan createdResult, 1
 // the parent right behind the create request on the same connection (w
 // says when the create is written) and, if the listing shows the created
 // node, keeps it in o.list.
-func (c *Client) createListing(ctx context.Context, conn *zk.Conn, path string, data []byte, acl []zk.ACL, o *createOptions, w *wire) (string, error) {
+func (c *Client) createListing(ctx context.Context, conn *zk.Conn, path string, data []byte, acl []zk.ACL, o *createOptions, w *zkconn.Wire) (string, error) {
 	if o.list == nil || w == nil {
 		return c.createOnce(ctx, conn, path, data, acl, o)
 	}
-	sent := w.expect(c.full(path))
+	sent := w.Expect(c.full(path))
 	// The channel goes back to the pool once its one result is read,
 	// which happens on every path below.
 	created := createdChans.Get().(chan createdResult)

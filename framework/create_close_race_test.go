@@ -53,7 +53,7 @@ func testCreateRacingClose(t *testing.T, mode Mode, opts ...CreateOption) {
 		if w == nil {
 			t.Fatal("no wire for the client's connection")
 		}
-		sent := w.expect(c.full("/n"))
+		sent := w.Expect(c.full("/n"))
 		done := make(chan error, 1)
 		go func() {
 			_, err := c.Create(context.Background(), "/n", []byte("d"), opts...)
@@ -103,7 +103,7 @@ func TestTTLCreateInFlightAtCloseOnSilentServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent := c.wireOf(c.Conn()).expect(c.full("/n"))
+	sent := c.wireOf(c.Conn()).Expect(c.full("/n"))
 	proxy.BlackHole()
 	done := make(chan error, 1)
 	go func() {

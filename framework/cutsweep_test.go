@@ -108,7 +108,7 @@ func (r *cutRig) ackAge() time.Duration {
 	r.c.mu.Lock()
 	w := r.c.h.wire
 	r.c.mu.Unlock()
-	return time.Since(w.acked())
+	return time.Since(w.Acked())
 }
 
 // waitStalest returns at the worst phase for a cut: when the last

@@ -75,7 +75,7 @@ func (c *Client) handle(e connEvent) {
 	}
 	if e.ev.Type != zk.EventSession {
 		// The watch counts were updated as the notification was read
-		// (wire.fired), in step with go-zookeeper's own map.
+		// (by internal/zkconn), in step with go-zookeeper's own map.
 		return
 	}
 	switch e.ev.State {
@@ -91,8 +91,8 @@ func (c *Client) handle(e connEvent) {
 			c.setStateLocked(connstate.Reconnected)
 		case sid != c.session:
 			// A new session: go-zookeeper dropped the old one's
-			// watches and sets none again (see watchreset.go).
-			c.h.wire.giveUpWatchesSet()
+			// watches and sets none again (see internal/zkconn, "The watch reset gate").
+			c.h.wire.GiveUpWatchesSet()
 			c.tel.expired(expiryServer)
 			c.loseLocked()
 			c.startSessionLocked(sid)
@@ -156,13 +156,13 @@ func (c *Client) checkExpiryLocked() {
 		return
 	}
 	now := c.opts.clock.Now()
-	deadline := sessionDeadline(now, c.h.wire.acked(), c.negotiatedTimeoutLocked(), c.opts.expiryPercent)
+	deadline := sessionDeadline(now, c.h.wire.Acked(), c.negotiatedTimeoutLocked(), c.opts.expiryPercent)
 	if left := deadline.Sub(now); left > 0 {
 		c.armExpiryAfterLocked(left)
 		return
 	}
 	c.log.Warn("session expired on the client side: no reply to anything sent in the session timeout",
-		zap.Int64("session", c.session), zap.Time("lastAcknowledgedSend", c.h.wire.acked()))
+		zap.Int64("session", c.session), zap.Time("lastAcknowledgedSend", c.h.wire.Acked()))
 	c.stopExpiryLocked()
 	c.tel.expired(expiryClient)
 	if c.state.IsConnected() {
@@ -213,7 +213,7 @@ func (c *Client) stopExpiryLocked() {
 
 // negotiatedTimeoutLocked is SessionTimeout with c.mu held.
 func (c *Client) negotiatedTimeoutLocked() time.Duration {
-	if ms := c.h.wire.timeout(); ms > 0 {
+	if ms := c.h.wire.Timeout(); ms > 0 {
 		return time.Duration(ms) * time.Millisecond
 	}
 	return c.opts.sessionTimeout
@@ -231,8 +231,8 @@ func (c *Client) replaceLocked() {
 	}
 	c.gen++
 	c.h = h
-	old.wire.retired.Store(true) // its persistent watches are the new one's
-	c.set.reset()                // watches of the old connection are not set again
+	old.wire.Retire() // its persistent watches are the new one's
+	c.set.Reset()     // watches of the old connection are not set again
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()

@@ -83,7 +83,7 @@ func TestClientSideExpiryOnClock(t *testing.T) {
 		c.mu.Lock()
 		w := c.h.wire
 		c.mu.Unlock()
-		return w.acked()
+		return w.Acked()
 	}
 
 	// Every send so far was at start. Steps while connected stay short of

@@ -1,10 +1,7 @@
 package framework
 
 import (
-	"encoding/binary"
 	"time"
-
-	"github.com/gocurator/curator/internal/zkwire"
 )
 
 // The keepalive keeps the client-side expiry's clock fresh. The watchdog
@@ -43,81 +40,6 @@ func keepaliveInterval(timeout time.Duration) time.Duration {
 	return max(timeout/keepaliveDivisor, minKeepalive)
 }
 
-// pingXid and opPing are ZooKeeper's: the server answers every ping with
-// xid -2, whatever the request carried, so the client's pings use it too.
-const (
-	pingXid int32 = -2
-	opPing  int32 = zkwire.OpPing
-)
-
-// pingFrame is a whole ping request: length, xid, opcode.
-var pingFrame = func() []byte {
-	xid, op := pingXid, opPing
-	b := binary.BigEndian.AppendUint32(nil, 8)
-	b = binary.BigEndian.AppendUint32(b, uint32(xid))
-	return binary.BigEndian.AppendUint32(b, uint32(op))
-}()
-
-// keepalive pings on the live connection if the last answered send and
-// the last ping of the client's own are both every old or older at now,
-// and returns when it should be asked again: every after the later of
-// the two (after now). It blocks only while the ping is written (behind a
-// frame go-zookeeper is writing, at most injectWriteTimeout).
-func (w *wire) keepalive(now time.Time, every time.Duration) time.Time {
-	w.mu.Lock()
-	live := w.live
-	fresh := w.lastAck
-	if w.lastPing.After(fresh) {
-		fresh = w.lastPing
-	}
-	w.mu.Unlock()
-	if due := fresh.Add(every); now.Before(due) {
-		return due
-	}
-	if live == nil || !live.established.Load() {
-		// Between connections: the next session arms the keepalive.
-		return now.Add(every)
-	}
-	at, err := live.ping()
-	if err != nil {
-		// The socket is closed; go-zookeeper reconnects.
-		return now.Add(every)
-	}
-	w.mu.Lock()
-	if at.After(w.lastPing) {
-		w.lastPing = at
-	}
-	w.mu.Unlock()
-	return at.Add(every)
-}
-
-// ping writes a ping between go-zookeeper's frames and returns its send
-// time, taken before the write (so never after the server's receipt). Its
-// reply, xid -2 like go-zookeeper's own pings' and answered in order with
-// them, goes on to go-zookeeper, which ignores pings' replies; reading it,
-// reply records the acknowledgement. A failed write closes the socket:
-// part of the frame may have gone out.
-func (c *wireConn) ping() (time.Time, error) {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	at := c.w.clock.Now()
-	c.sentMu.Lock()
-	c.sent = append(c.sent, sentRequest{xid: pingXid, at: at})
-	if recordOps.Load() {
-		c.ops = append(c.ops, opPing)
-	}
-	c.sentMu.Unlock()
-	_ = c.Conn.SetWriteDeadline(time.Now().Add(injectWriteTimeout))
-	_, err := c.Conn.Write(pingFrame)
-	_ = c.Conn.SetWriteDeadline(c.zkDeadline)
-	if err != nil {
-		c.Conn.Close()
-		c.failWaiters()
-		return at, err
-	}
-	return at, nil
-}
-
 // runKeepalive is the client's keepalive goroutine: it pings when the
 // clock's timer (armKeepaliveLocked) says one may be due, and re-arms the
 // timer for the next. It never runs on the event goroutine, which must
@@ -140,7 +62,7 @@ func (c *Client) runKeepalive() {
 		every := keepaliveInterval(c.negotiatedTimeoutLocked())
 		c.mu.Unlock()
 		now := c.opts.clock.Now()
-		next := w.keepalive(now, every)
+		next := w.Keepalive(now, every)
 		c.mu.Lock()
 		if !c.closed && c.gen == gen && c.state.IsConnected() {
 			c.armKeepaliveLocked(next.Sub(c.opts.clock.Now()))

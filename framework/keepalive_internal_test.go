@@ -1,7 +1,6 @@
 package framework
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"slices"
@@ -13,111 +12,6 @@ import (
 	"github.com/gocurator/curator/internal/clock"
 	"github.com/gocurator/curator/zktest"
 )
-
-// writeLog is a scripted connection (scriptConn) that keeps what is
-// written to it.
-type writeLog struct {
-	scriptConn
-	out bytes.Buffer
-}
-
-func (s *writeLog) Write(p []byte) (int, error)      { return s.out.Write(p) }
-func (s *writeLog) SetWriteDeadline(time.Time) error { return nil }
-func (s *writeLog) Close() error                     { return nil }
-
-// take returns what was written since the last take.
-func (s *writeLog) take() []byte {
-	b := bytes.Clone(s.out.Bytes())
-	s.out.Reset()
-	return b
-}
-
-// The keepalive's decision, frame by frame on a fake clock: no ping before
-// the connect response; a ping once the last answered send and the last
-// ping of ours are both an interval old, and not before; its reply
-// acknowledges its send time, like go-zookeeper's pings'; a request
-// answered meanwhile makes a ping needless.
-func TestWireKeepalive(t *testing.T) {
-	fake := clock.NewFake(time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC))
-	w := newWire(0, fake)
-	lc := &writeLog{}
-	c := &wireConn{Conn: lc, w: w}
-	w.live = c
-	read := func(frames ...[]byte) {
-		t.Helper()
-		for _, f := range frames {
-			lc.in.Write(f)
-		}
-		buf := make([]byte, 4096)
-		for lc.in.Len() > 0 || c.in != nil && c.in.Buffered() > 0 {
-			if _, err := c.Read(buf); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	const every = 200 * time.Millisecond
-	keepalive := func(what string, wantPing bool, wantNext time.Time) {
-		t.Helper()
-		next := w.keepalive(fake.Now(), every)
-		got := lc.take()
-		switch {
-		case wantPing && !bytes.Equal(got, pingFrame):
-			t.Fatalf("%s: wrote %x, want a ping %x", what, got, pingFrame)
-		case !wantPing && len(got) > 0:
-			t.Fatalf("%s: wrote %x, want nothing", what, got)
-		case !next.Equal(wantNext):
-			t.Fatalf("%s: next look at %v, want %v", what, next, wantNext)
-		}
-	}
-
-	start := fake.Now()
-	if _, err := c.Write(connectRequestFrame()); err != nil {
-		t.Fatal(err)
-	}
-	lc.take()
-	fake.Advance(time.Second)
-	keepalive("before the connect response", false, fake.Now().Add(every))
-	read(connectReply(4000))
-	if !w.acked().Equal(start) {
-		t.Fatalf("acked %v, want the connect request's send", w.acked())
-	}
-	// The connect request's send is a second old now: due at once.
-	keepalive("an old acknowledgement", true, fake.Now().Add(every))
-	pinged := fake.Now()
-	keepalive("just pinged, no reply yet", false, pinged.Add(every))
-	fake.Advance(every - time.Millisecond)
-	keepalive("a millisecond early", false, pinged.Add(every))
-	fake.Advance(time.Millisecond)
-	keepalive("the first ping unanswered for an interval", true, fake.Now().Add(every))
-	second := fake.Now()
-	read(reply(pingXid))
-	if !w.acked().Equal(pinged) {
-		t.Fatalf("acked %v after the first ping's reply, want its send %v", w.acked(), pinged)
-	}
-	read(reply(pingXid))
-	if !w.acked().Equal(second) {
-		t.Fatalf("acked %v after the second ping's reply, want its send %v", w.acked(), second)
-	}
-
-	// A busy connection: a request answered half an interval later puts
-	// the next ping off to an interval after its send.
-	fake.Advance(every / 2)
-	sent := fake.Now()
-	if _, err := c.Write(request(1, 4)); err != nil {
-		t.Fatal(err)
-	}
-	lc.take()
-	read(reply(1))
-	fake.Advance(every / 2)
-	keepalive("a request answered half an interval ago", false, sent.Add(every))
-
-	// Between connections nothing is written.
-	w.mu.Lock()
-	w.live = nil
-	w.mu.Unlock()
-	fake.Advance(time.Second)
-	keepalive("no connection", false, fake.Now().Add(every))
-}
 
 // The keepalive on the client's clock against a real server: it pings
 // once the last answered send is an interval old, the server's reply
@@ -139,11 +33,7 @@ func TestKeepaliveOnClock(t *testing.T) {
 			return slices.ContainsFunc(fake.Pending(), due.Equal), nil
 		})
 	}
-	lastPing := func() time.Time {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		return w.lastPing
-	}
+	lastPing := w.LastPing
 
 	// Armed at the connect response for at once (maybe just after
 	// Connect returned); the connect request (sent at start) puts the
@@ -160,7 +50,7 @@ func TestKeepaliveOnClock(t *testing.T) {
 	// (go-zookeeper's own pings too), so wait for the keepalive to have
 	// recorded its ping as well as for an acknowledgement of that time.
 	eventually(t, testTimeout, "the ping sent and its reply acknowledged", func() (bool, error) {
-		return w.acked().Equal(ping) && lastPing().Equal(ping), nil
+		return w.Acked().Equal(ping) && lastPing().Equal(ping), nil
 	})
 	if !lastPing().Equal(ping) {
 		t.Fatalf("last ping at %v, want %v", lastPing().Sub(start), ping.Sub(start))
@@ -174,8 +64,8 @@ func TestKeepaliveOnClock(t *testing.T) {
 	if _, err := c.Exists(ctx, "/"); err != nil {
 		t.Fatal(err)
 	}
-	if !w.acked().Equal(asked) {
-		t.Fatalf("acked %v, want the Exists' send %v", w.acked().Sub(start), asked.Sub(start))
+	if !w.Acked().Equal(asked) {
+		t.Fatalf("acked %v, want the Exists' send %v", w.Acked().Sub(start), asked.Sub(start))
 	}
 	fake.Advance(every / 2)
 	armedFor(asked.Add(every))
@@ -324,14 +214,14 @@ func TestRedialRefusedServerPaced(t *testing.T) {
 	gone := time.Now()
 	states.expect(t, testTimeout, connstate.Suspended, connstate.Lost)
 	lost := time.Now()
-	if late := lost.Sub(w.acked()); late > session {
+	if late := lost.Sub(w.Acked()); late > session {
 		t.Fatalf("Lost %v after the last answered send, past the %v session", late, session)
 	}
 	// The watchdog fires at 90% of the negotiated timeout after the last
 	// answered send; the connection that replaces the old one dials at
 	// once from then on, through the same dialer: only the old one's
 	// dials, before that instant, are the paced redials.
-	fired := w.acked().Add(time.Duration(w.timeout()) * time.Millisecond * 9 / 10)
+	fired := w.Acked().Add(time.Duration(w.Timeout()) * time.Millisecond * 9 / 10)
 	mu.Lock()
 	var during []time.Time
 	for _, d := range dials {

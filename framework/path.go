@@ -145,3 +145,12 @@ func (c *Client) strip(p string) string {
 	}
 	return p[len(c.prefix):]
 }
+
+// parentOf is the parent of a server path ("" for "/").
+func parentOf(path string) string {
+	if path == "/" {
+		return ""
+	}
+	parent, _ := SplitPath(path)
+	return parent
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
 
+	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -48,7 +49,7 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 		return pc.created, nil
 	}
 	if lastWire != nil {
-		lastWire.take(c.full(pc.path))
+		lastWire.Take(c.full(pc.path))
 	}
 	if pending, idle, mayExist := pc.abandon(ctx, err); mayExist {
 		c.cleanUpProtected(ctx, pc, pending, idle)
@@ -70,7 +71,7 @@ type protectedCall struct {
 	abandoned bool
 	idle      chan struct{} // closed when the last attempt ends after abandon
 	handOff   bool          // the caller stopped waiting: attempts clean up
-	w         *wire         // the wire asked for the create's reply, if any
+	w         *zkconn.Wire  // the wire asked for the create's reply, if any
 	// Set by the attempt that succeeds; read once c.do has returned.
 	created   string
 	foundStat *zk.Stat // of a node found by its protected id
@@ -126,10 +127,10 @@ func (c *Client) protectedAttempt(ctx context.Context, conn *zk.Conn, pc *protec
 			return nil
 		}
 	}
-	var cw *wire
+	var cw *zkconn.Wire
 	if o.stat != nil || o.list != nil {
 		if cw = c.wireOf(conn); cw != nil {
-			cw.expect(c.full(pc.path))
+			cw.Expect(c.full(pc.path))
 			pc.mu.Lock()
 			pc.w = cw
 			pc.mu.Unlock()
@@ -209,7 +210,7 @@ func (c *Client) endProtectedAttempt(conn *zk.Conn, pc *protectedCall, err error
 		return
 	}
 	if w != nil {
-		w.take(c.full(pc.path)) // the caller, gone, will not
+		w.Take(c.full(pc.path)) // the caller, gone, will not
 	}
 	if !mayHaveMade(err) {
 		return

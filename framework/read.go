@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/gocurator/curator/internal/zkconn"
 )
 
 // Exists returns the node's Stat, or nil (and no error) if there is none.
@@ -57,8 +58,8 @@ func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.
 	)
 	err := c.do(ctx, reqExists, func(conn *zk.Conn) error {
 		full := c.full(path)
-		if local, undo := c.pw.oneShot(full, watchExist); local != nil {
-			// Served by the path's persistent watch (persistent.go).
+		if local, undo := c.pw.OneShot(full, zkconn.KindExist); local != nil {
+			// Served by the path's persistent watch (internal/zkconn).
 			stat = nil
 			ok, st, err := conn.Exists(full)
 			if err != nil {
@@ -70,20 +71,20 @@ func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.
 			ch = local
 			return err
 		}
-		// Counted before it is set (see watchreset.go): a data watch if
+		// Counted before it is set (see internal/zkconn, "The watch reset gate"): a data watch if
 		// the node exists, an exist watch if not.
-		c.set.add(full, watchData, 1)
-		c.set.add(full, watchExist, 1)
+		c.set.Add(full, zkconn.KindData, 1)
+		c.set.Add(full, zkconn.KindExist, 1)
 		stat = nil
 		ok, st, w, err := conn.ExistsW(full)
 		switch {
 		case err != nil:
-			c.set.add(full, watchData, -1)
-			c.set.add(full, watchExist, -1)
+			c.set.Add(full, zkconn.KindData, -1)
+			c.set.Add(full, zkconn.KindExist, -1)
 		case ok:
-			c.set.add(full, watchExist, -1)
+			c.set.Add(full, zkconn.KindExist, -1)
 		default:
-			c.set.add(full, watchData, -1)
+			c.set.Add(full, zkconn.KindData, -1)
 		}
 		if err == nil && ok {
 			stat = st
@@ -199,8 +200,8 @@ func (c *Client) GetWOrdered(ctx context.Context, path string, opts ...GetOption
 	)
 	err = c.do(ctx, reqGet, func(conn *zk.Conn) error {
 		full := c.full(path)
-		if local, undo := c.pw.oneShot(full, watchData); local != nil {
-			// Served by the path's persistent watch (persistent.go).
+		if local, undo := c.pw.OneShot(full, zkconn.KindData); local != nil {
+			// Served by the path's persistent watch (internal/zkconn).
 			d, st, err := conn.Get(full)
 			if err != nil {
 				undo()
@@ -209,10 +210,10 @@ func (c *Client) GetWOrdered(ctx context.Context, path string, opts ...GetOption
 			data, stat, ch = d, st, local
 			return err
 		}
-		c.set.add(full, watchData, 1) // before it is set: see watchreset.go
+		c.set.Add(full, zkconn.KindData, 1) // before it is set: see internal/zkconn
 		d, st, w, err := conn.GetW(full)
 		if err != nil {
-			c.set.add(full, watchData, -1)
+			c.set.Add(full, zkconn.KindData, -1)
 		}
 		data, stat, ch = d, st, w
 		return err
@@ -339,8 +340,8 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat
 	)
 	err := c.do(ctx, reqChildren, func(conn *zk.Conn) error {
 		full := c.full(path)
-		if local, undo := c.pw.oneShot(full, watchChild); local != nil {
-			// Served by the path's persistent watch (persistent.go).
+		if local, undo := c.pw.OneShot(full, zkconn.KindChild); local != nil {
+			// Served by the path's persistent watch (internal/zkconn).
 			c2, st, err := conn.Children(full)
 			if err != nil {
 				undo()
@@ -349,10 +350,10 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat
 			children, stat, ch = c2, st, local
 			return err
 		}
-		c.set.add(full, watchChild, 1) // before it is set: see watchreset.go
+		c.set.Add(full, zkconn.KindChild, 1) // before it is set: see internal/zkconn
 		c2, st, w, err := conn.ChildrenW(full)
 		if err != nil {
-			c.set.add(full, watchChild, -1)
+			c.set.Add(full, zkconn.KindChild, -1)
 		}
 		children, stat, ch = c2, st, w
 		return err

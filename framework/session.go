@@ -164,7 +164,7 @@ func (c *Client) SessionAlive(session int64) bool {
 		return true // not yet connected: Connect has not returned
 	}
 	now := c.opts.clock.Now()
-	deadline := sessionDeadline(now, c.h.wire.acked(), c.negotiatedTimeoutLocked(), c.opts.expiryPercent)
+	deadline := sessionDeadline(now, c.h.wire.Acked(), c.negotiatedTimeoutLocked(), c.opts.expiryPercent)
 	if now.Before(deadline) {
 		return true
 	}

@@ -40,9 +40,7 @@ func TestStoringStatInFromTheReply(t *testing.T) {
 			if st.Ctime != 0 {
 				t.Fatalf("the Stat was read with a request, not off the reply: %+v", st)
 			}
-			c.h.wire.mu.Lock()
-			left := len(c.h.wire.want) + len(c.h.wire.got) + len(c.h.wire.pending)
-			c.h.wire.mu.Unlock()
+			left := c.h.wire.Outstanding()
 			if left != 0 {
 				t.Fatalf("wire bookkeeping left behind: %d entries", left)
 			}

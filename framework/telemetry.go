@@ -94,7 +94,7 @@ const (
 	reqMulti
 	reqCleanup // finding and deleting the node of a failed protected create
 	reqSync
-	reqWatch // adding or removing a persistent watch (persistent.go)
+	reqWatch // adding or removing a persistent watch (internal/zkconn)
 	reqGetACL
 	reqSetACL
 	reqReconfig

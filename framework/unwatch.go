@@ -2,9 +2,10 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
-	"github.com/gocurator/curator/internal/zkwire"
+	"github.com/gocurator/curator/internal/zkconn"
 )
 
 // WatchKind names the one-shot watch of GetW (DataWatch), ExistsW
@@ -44,96 +45,23 @@ func (c *Client) Unwatch(ctx context.Context, path string, kind WatchKind) error
 	if err := ValidatePath(path); err != nil {
 		return err
 	}
-	var k, table watchKind
+	var k zkconn.Kind
 	switch kind {
 	case DataWatch:
-		k, table = watchData, watchData
+		k = zkconn.KindData
 	case ExistWatch:
-		k, table = watchExist, watchData
+		k = zkconn.KindExist
 	case ChildWatch:
-		k, table = watchChild, watchChild
+		k = zkconn.KindChild
 	default:
 		return invalid("watch kind %d", kind)
 	}
 	if c.isClosed() {
 		return ErrClosed
 	}
-	full := c.full(path)
-	// ExistsW on a node that exists sets a data watch, and is counted so.
-	if !c.set.take(full, k) && (kind != ExistWatch || !c.set.take(full, watchData)) {
-		// Fired already, or served by the path's persistent watch,
-		// which then loses a user.
-		c.pw.giveBackOneShot(full, k)
-		return nil
+	err := c.pw.Unwatch(ctx, c.full(path), k)
+	if code := zkconn.CodeError(0); errors.As(err, &code) {
+		return fmt.Errorf("unwatch %s: %w", path, err)
 	}
-	if c.set.neededOn(full, table) {
-		return nil
-	}
-	wc := c.liveWire()
-	p := c.pw
-	p.mu.Lock()
-	if p.entries[full] != nil {
-		p.mu.Unlock()
-		return nil
-	}
-	p.gone[watchKey{full, table}] = true
-	if wc == nil {
-		p.mu.Unlock()
-		return nil // no connection: the server has no watch of ours; none is set again
-	}
-	typ := int32(zkwire.WatcherData)
-	if table == watchChild {
-		typ = zkwire.WatcherChildren
-	}
-	var removedAt int64
-	reply, err := p.sendLocked(wc, zkwire.OpRemoveWatches, zkwire.RemoveWatchesBody(full, typ), func(_ int32, zxid int64) { removedAt = zxid })
-	p.mu.Unlock()
-	if err != nil {
-		return nil // the connection failed: its watches went with it
-	}
-	select {
-	case code, ok := <-reply:
-		if !ok {
-			return nil
-		}
-		if code != zkwire.ErrOK && code != zkwire.ErrNoWatcher {
-			return fmt.Errorf("unwatch %s: server error code %d", path, code)
-		}
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	// A watch of the same table set meanwhile (its request may have gone
-	// before the removal): set it again from the removal's zxid.
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !c.set.neededOn(full, table) {
-		return nil
-	}
-	delete(p.gone, watchKey{full, table})
-	req := zkwire.SetWatches{RelativeZxid: removedAt, Data: []string{}, Exist: []string{}, Child: []string{}}
-	switch {
-	case table == watchChild:
-		req.Child = []string{full}
-	case c.set.count(full, watchData) > 0:
-		req.Data = []string{full}
-	default:
-		req.Exist = []string{full}
-	}
-	_, _ = p.sendLocked(wc, zkwire.OpSetWatches, req.Append(nil, false), nil)
-	return nil
-}
-
-// neededOn reports whether a one-shot watch counted on path uses the
-// server table (watchData: data and exist watches; watchChild).
-func (w *watchCounts) neededOn(path string, table watchKind) bool {
-	if table == watchChild {
-		return w.count(path, watchChild) > 0
-	}
-	return w.count(path, watchData) > 0 || w.count(path, watchExist) > 0
-}
-
-// givenBackLocked reports whether the one-shot watches of path in table
-// were given back (Unwatch) and nothing of the client wants them again.
-func (p *persistentWatches) givenBackLocked(path string, table watchKind) bool {
-	return p.gone[watchKey{path, table}] && !p.c.set.neededOn(path, table)
+	return err
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/internal/zkwire"
 )
 
@@ -95,7 +96,7 @@ type Watcher struct {
 	path      string // the caller's
 	full      string // the server's
 	recursive bool
-	sub       *pwSub
+	sub       *zkconn.Subscriber
 
 	out  chan WatchEvent
 	wake chan struct{} // buffered: an event was queued
@@ -203,7 +204,7 @@ func (c *Client) Watch(ctx context.Context, path string, opts ...WatchOption) (*
 		done:    make(chan struct{}),
 		pending: map[pendingKey]*pendingEvent{},
 	}
-	w.sub = &pwSub{recursive: o.recursive, event: w.event, resync: w.resync}
+	w.sub = &zkconn.Subscriber{Recursive: o.recursive, Event: w.event, Resync: w.resync}
 	fallback := o.oneShot
 	var err error
 	if !o.oneShot {
@@ -216,7 +217,7 @@ func (c *Client) Watch(ctx context.Context, path string, opts ...WatchOption) (*
 		w.mu.Lock()
 		w.gone = true
 		w.mu.Unlock()
-		c.pw.unsubscribe(full, w.sub)
+		c.pw.Unsubscribe(full, w.sub)
 		return nil, fmt.Errorf("watch %s: %w", path, err)
 	}
 	w.wg.Add(1)
@@ -257,16 +258,14 @@ func (w *Watcher) subscribe(ctx context.Context) (bool, error) {
 		if wc == nil {
 			return zk.ErrConnectionClosed
 		}
-		if wc.caps.Load() == capUnknown {
-			c.pw.probe(wc)
-		}
-		reply, _, ok, err := c.pw.subscribe(full, w.sub)
+		c.pw.Capable(wc) // known before the subscription: Subscribe says if lacking
+		reply, ok, err := c.pw.Subscribe(full, w.sub)
 		w.mu.Lock()
 		gone := w.gone
 		w.mu.Unlock()
 		if gone {
 			// Watch returned already (ctx ended while this attempt ran).
-			c.pw.unsubscribe(full, w.sub)
+			c.pw.Unsubscribe(full, w.sub)
 			return ErrClosed
 		}
 		switch {
@@ -285,11 +284,11 @@ func (w *Watcher) subscribe(ctx context.Context) (bool, error) {
 		case code == zkwire.ErrOK:
 			return nil
 		case code == zkwire.ErrUnimplemented:
-			c.pw.unsubscribe(full, w.sub)
+			c.pw.Unsubscribe(full, w.sub)
 			fallback.Store(true)
 			return nil
 		}
-		c.pw.unsubscribe(full, w.sub)
+		c.pw.Unsubscribe(full, w.sub)
 		return addWatchError(code)
 	})
 	return fallback.Load(), err
@@ -524,7 +523,7 @@ func (w *Watcher) run(ctx context.Context) {
 	defer w.wg.Done()
 	defer close(w.done)
 	defer close(w.out)
-	defer w.c.pw.unsubscribe(w.full, w.sub)
+	defer w.c.pw.Unsubscribe(w.full, w.sub)
 	for {
 		ev, received, ok := w.next()
 		if !ok {

@@ -1,4 +1,4 @@
-package framework
+package zkconn
 
 import (
 	"bytes"
@@ -12,7 +12,6 @@ import (
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
 
-	"github.com/gocurator/curator/internal/clock"
 	"github.com/gocurator/curator/internal/zkwire"
 )
 
@@ -28,23 +27,22 @@ type seen struct {
 // go-zookeeper would get and the events the subscriber got.
 func feedPersistent(t testing.TB, stream []byte, chunks []int) ([]byte, []seen) {
 	t.Helper()
-	c := &Client{core: &core{log: zap.NewNop()}}
-	c.pw = newPersistentWatches(c)
+	var set Counts
+	pw := NewRegistry(zap.NewNop(), &set, func() *Conn { return nil })
 	var got []seen
-	s := &pwSub{recursive: true,
-		event: func(typ zk.EventType, path string, zxid int64) bool {
+	s := &Subscriber{Recursive: true,
+		Event: func(typ zk.EventType, path string, zxid int64) bool {
 			got = append(got, seen{typ, path, zxid})
 			return false
 		},
-		resync: func(bool, bool) bool { return true },
+		Resync: func(bool, bool) bool { return true },
 	}
-	c.pw.entries["/a"] = &pwEntry{path: "/a", mode: zkwire.ModePersistentRecursive, subs: map[*pwSub]struct{}{s: {}}, recursive: 1}
-	c.pw.n.Store(1)
-	w := newWire(0, clock.Real)
-	w.pw = c.pw
+	pw.entries["/a"] = &entry{path: "/a", mode: zkwire.ModePersistentRecursive, subs: map[*Subscriber]struct{}{s: {}}, recursive: 1}
+	pw.n.Store(1)
+	w := NewWire(Config{Counts: &set, Registry: pw})
 	data := append(connectReply(6000), stream...)
 	cc := deadlineConn{&chunkConn{data: data, chunks: chunks}}
-	wc := &wireConn{Conn: cc, w: w}
+	wc := &Conn{Conn: cc, w: w}
 	wc.caps.Store(capYes)
 	if _, err := wc.Write(connectRequestFrame()); err != nil {
 		t.Fatal(err)
@@ -188,9 +186,9 @@ func FuzzSetWatchesFilter(f *testing.F) {
 		}
 		req := zkwire.SetWatches{RelativeZxid: zxid, Data: split(data), Exist: split(exist), Child: split(child)}
 		frame := zkwire.Request(xid, zkwire.OpSetWatches, req.Append(nil, false))
-		p := newPersistentWatches(&Client{core: &core{log: zap.NewNop()}})
-		p.entries["/a"] = &pwEntry{path: "/a"}
-		p.entries["/c"] = &pwEntry{path: "/c"}
+		p := NewRegistry(zap.NewNop(), &Counts{}, func() *Conn { return nil })
+		p.entries["/a"] = &entry{path: "/a"}
+		p.entries["/c"] = &entry{path: "/c"}
 		out := p.filterSetWatchesLocked(frame)
 		if binary.BigEndian.Uint32(out[4:8]) != uint32(xid) || int32(binary.BigEndian.Uint32(out[8:12])) != zkwire.OpSetWatches ||
 			int(binary.BigEndian.Uint32(out[0:4])) != len(out)-4 {

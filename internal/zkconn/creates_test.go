@@ -1,4 +1,4 @@
-package framework
+package zkconn
 
 import (
 	"bytes"
@@ -6,9 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/go-zookeeper/zk"
-
-	"github.com/gocurator/curator/internal/clock"
+	"github.com/gocurator/curator/internal/zkwire"
 )
 
 // chunkConn is a net.Conn whose reads return the script's bytes in the
@@ -46,7 +44,7 @@ func createReplyFrame(xid int32, zxid int64, path string) []byte {
 // createRequest is a create request frame for path.
 func createRequestFrame(xid int32, path string) []byte {
 	p := binary.BigEndian.AppendUint32(nil, uint32(xid))
-	p = binary.BigEndian.AppendUint32(p, wireOpCreate2)
+	p = binary.BigEndian.AppendUint32(p, zkwire.OpCreate2)
 	p = binary.BigEndian.AppendUint32(p, uint32(len(path)))
 	p = append(p, path...)
 	return frame(append(p, 0, 0, 0, 0))
@@ -56,18 +54,18 @@ func createRequestFrame(xid int32, path string) []byte {
 type wireState struct {
 	TimeoutMs int64
 	Acked     bool
-	Got       map[string]createReply
+	Got       map[string]CreateReply
 }
 
 // feed writes the requests, then reads the replies in the given chunks,
 // and returns what the wire recorded and the bytes the reader got.
 func feed(t testing.TB, replies []byte, chunks []int) (wireState, []byte) {
 	t.Helper()
-	w := newWire(0, clock.Real)
-	w.expect("/a/lock-")
-	w.expect("/b/lock-")
+	w := NewWire(Config{})
+	w.Expect("/a/lock-")
+	w.Expect("/b/lock-")
 	cc := &chunkConn{data: append([]byte(nil), replies...), chunks: chunks}
-	c := &wireConn{Conn: cc, w: w}
+	c := &Conn{Conn: cc, w: w}
 	for _, req := range [][]byte{
 		connectRequestFrame(),
 		createRequestFrame(1, "/a/lock-"),
@@ -89,7 +87,7 @@ func feed(t testing.TB, replies []byte, chunks []int) (wireState, []byte) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	got := map[string]createReply{}
+	got := map[string]CreateReply{}
 	for k, v := range w.got {
 		got[k] = v
 	}
@@ -120,7 +118,7 @@ func TestWireFramesSplitAcrossReads(t *testing.T) {
 		t.Fatal("the bytes read differ from the bytes sent")
 	}
 	if want.TimeoutMs != 6000 || !want.Acked || len(want.Got) != 2 ||
-		want.Got["/a/lock-"].path != "/a/_c_x-lock-0000000001" || want.Got["/b/lock-"].zxid != 0x101 {
+		want.Got["/a/lock-"].Path != "/a/_c_x-lock-0000000001" || want.Got["/b/lock-"].Zxid != 0x101 {
 		t.Fatalf("whole stream: %+v", want)
 	}
 	for cut := 1; cut < len(stream); cut++ {
@@ -161,36 +159,4 @@ func FuzzWireReplies(f *testing.F) {
 			t.Fatalf("split reads record %+v, one read %+v", split, whole)
 		}
 	})
-}
-
-// When the wire has no reply to read (a frame it did not understand), a
-// create asked for its Stat reads it with a request instead, and gets the
-// same answer: czxid and owner of the node made.
-func TestFallbackWithoutWireReply(t *testing.T) {
-	c := connect(t, server(t).ConnectString(), WithNamespace(newNamespace(t)))
-	ctx := testCtx(t)
-	for _, ignored := range []bool{false, true} {
-		wireRepliesIgnored.Store(ignored)
-		var st zk.Stat
-		var kids []string
-		p, err := c.Create(ctx, "/locks/lock-", nil, WithMode(EphemeralSequential), Protected(),
-			CreatingParents(), StoringStatIn(&st), ListingParent(&kids))
-		wireRepliesIgnored.Store(false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := c.Exists(ctx, p)
-		if err != nil || got == nil {
-			t.Fatalf("exists %s: %v, %v", p, got, err)
-		}
-		if st.Czxid != got.Czxid || st.EphemeralOwner != c.SessionID() {
-			t.Fatalf("ignored=%v: stat czxid %d owner %#x, the node's %d %#x", ignored, st.Czxid, st.EphemeralOwner, got.Czxid, c.SessionID())
-		}
-		if len(kids) == 0 {
-			t.Fatalf("ignored=%v: no listing", ignored)
-		}
-		if err := c.Delete(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-	}
 }

@@ -1,15 +1,11 @@
-package framework
+package zkconn
 
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
-	"io"
 	"net"
 	"testing"
 	"time"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/internal/clock"
 )
@@ -22,7 +18,8 @@ type scriptConn struct {
 }
 
 func (s *scriptConn) Write(p []byte) (int, error) { return len(p), nil }
-func (s *scriptConn) Read(p []byte) (int, error)  { return s.in.Read(p) }
+
+func (s *scriptConn) Read(p []byte) (int, error) { return s.in.Read(p) }
 
 func frame(payload []byte) []byte {
 	b := binary.BigEndian.AppendUint32(nil, uint32(len(payload)))
@@ -58,9 +55,9 @@ func connectReply(timeoutMs int32) []byte {
 // connect response of an expired session prove nothing.
 func TestWireAcknowledgements(t *testing.T) {
 	fake := clock.NewFake(time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC))
-	w := newWire(0, fake)
+	w := NewWire(Config{Clock: fake})
 	sc := &scriptConn{}
-	c := &wireConn{Conn: sc, w: w}
+	c := &Conn{Conn: sc, w: w}
 	buf := make([]byte, 4096)
 	read := func(frames ...[]byte) {
 		t.Helper()
@@ -86,7 +83,7 @@ func TestWireAcknowledgements(t *testing.T) {
 	}
 	wantAcked := func(what string, want time.Time) {
 		t.Helper()
-		if got := w.acked(); !got.Equal(want) {
+		if got := w.Acked(); !got.Equal(want) {
 			t.Fatalf("%s: acked %v, want %v", what, got, want)
 		}
 	}
@@ -95,8 +92,8 @@ func TestWireAcknowledgements(t *testing.T) {
 	wantAcked("before any reply", time.Time{})
 	read(connectReply(3000))
 	wantAcked("after the connect response", connectSent)
-	if w.timeout() != 3000 {
-		t.Fatalf("negotiated timeout %d, want 3000", w.timeout())
+	if w.Timeout() != 3000 {
+		t.Fatalf("negotiated timeout %d, want 3000", w.Timeout())
 	}
 
 	first := write(request(1, 4))
@@ -112,8 +109,8 @@ func TestWireAcknowledgements(t *testing.T) {
 	wantAcked("ping reply", ping)
 
 	// A connect response refusing an expired session proves nothing.
-	w2 := newWire(0, fake)
-	c2 := &wireConn{Conn: &scriptConn{}, w: w2}
+	w2 := NewWire(Config{Clock: fake})
+	c2 := &Conn{Conn: &scriptConn{}, w: w2}
 	sc2 := c2.Conn.(*scriptConn)
 	if _, err := c2.Write(frame(make([]byte, 40))); err != nil {
 		t.Fatal(err)
@@ -124,30 +121,7 @@ func TestWireAcknowledgements(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !w2.acked().IsZero() {
+	if !w2.Acked().IsZero() {
 		t.Fatal("an expired session's connect response counted as an acknowledgement")
-	}
-}
-
-// A socket error under a request is a connection loss, retried like one.
-func TestConnectionLoss(t *testing.T) {
-	broken := &net.OpError{Op: "write", Net: "tcp", Err: errors.New("broken pipe")}
-	for _, tt := range []struct {
-		name string
-		err  error
-		want bool
-	}{
-		{"nil", nil, false},
-		{"broken pipe", broken, true},
-		{"eof", io.EOF, true},
-		{"connection closed", zk.ErrConnectionClosed, true},
-		{"no node", zk.ErrNoNode, false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			got := connectionLoss(tt.err)
-			if errors.Is(got, zk.ErrConnectionClosed) != tt.want || (tt.err != nil && !errors.Is(got, tt.err)) {
-				t.Fatalf("connectionLoss(%v) = %v", tt.err, got)
-			}
-		})
 	}
 }
