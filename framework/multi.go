@@ -88,79 +88,16 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]zk.MultiResponse, erro
 // multi runs ops under the retry policy; a refusal by the server is a
 // *TransactionError.
 func (c *Client) multi(ctx context.Context, ops []Op) ([]zk.MultiResponse, error) {
-	if len(ops) == 0 {
-		return nil, invalid("empty transaction")
-	}
-	reqs := make([]any, len(ops))
-	createsTop := false // a create directly under the namespace root
-	// The transaction is one packet: its size, all operations together,
-	// must fit the server's jute.maxbuffer.
-	size, dataSize := reqHeaderSize+multiHeaderSize, 0
-	for i, o := range ops {
-		if err := ValidatePath(o.path); err != nil {
-			return nil, fmt.Errorf("op %d: %w", i, err)
-		}
-		full := c.full(o.path)
-		switch o.kind {
-		case opCreate:
-			if o.mode == Container || o.mode.isTTL() || o.mode < Persistent || o.mode > PersistentSequentialWithTTL {
-				return nil, invalid("op %d: mode %v not allowed in a transaction", i, o.mode)
-			}
-			co, err := txnCreateOptions(i, o.cOpts)
-			if err != nil {
-				return nil, err
-			}
-			data := o.data
-			if data == nil {
-				data = c.opts.defaultData
-			}
-			if data, err = c.compress(co.compress, o.path, data); err != nil {
-				return nil, fmt.Errorf("multi: op %d: %w", i, err)
-			}
-			acl := co.acl
-			if acl == nil {
-				acl = o.acl
-			}
-			if acl == nil {
-				acl = c.opts.aclProvider.ACLForPath(o.path)
-			}
-			reqs[i] = &zk.CreateRequest{Path: full, Data: data, Acl: acl, Flags: o.mode.flags()}
-			size += multiHeaderSize + createBodySize(full, data, acl, false)
-			dataSize += len(data)
-			if parent, _ := SplitPath(o.path); parent == "/" {
-				createsTop = true
-			}
-		case opDelete:
-			reqs[i] = &zk.DeleteRequest{Path: full, Version: o.version}
-			size += multiHeaderSize + pathBodySize(full)
-		case opSet:
-			so, err := txnSetOptions(i, o.sOpts)
-			if err != nil {
-				return nil, err
-			}
-			data, err := c.compress(so.compress, o.path, o.data)
-			if err != nil {
-				return nil, fmt.Errorf("multi: op %d: %w", i, err)
-			}
-			reqs[i] = &zk.SetDataRequest{Path: full, Data: data, Version: o.version}
-			size += multiHeaderSize + setBodySize(full, data)
-			dataSize += len(data)
-		case opCheck:
-			reqs[i] = &zk.CheckVersionRequest{Path: full, Version: o.version}
-			size += multiHeaderSize + pathBodySize(full)
-		default:
-			return nil, invalid("op %d: zero Op", i)
-		}
-	}
-	if err := c.checkSize(fmt.Sprintf("transaction (%d operations)", len(ops)), size, dataSize); err != nil {
-		return nil, fmt.Errorf("multi: %w", err)
+	reqs, createsTop, err := c.txnRequests(ops)
+	if err != nil {
+		return nil, err
 	}
 	var (
 		mu      sync.Mutex // an attempt abandoned at ctx's end may still set res
 		res     []zk.MultiResponse
 		refused error // the server's refusal that came with res
 	)
-	err := c.do(ctx, reqMulti, func(conn *zk.Conn) error {
+	err = c.do(ctx, reqMulti, func(conn *zk.Conn) error {
 		r, err := conn.Multi(reqs...)
 		if errors.Is(err, zk.ErrNoNode) && createsTop && c.prefix != "" {
 			// As Create: the namespace is made on demand (and, being a
@@ -193,6 +130,89 @@ func (c *Client) multi(ctx context.Context, ops []Op) ([]zk.MultiResponse, error
 		return nil, fmt.Errorf("multi: %w", err)
 	}
 	return res, nil
+}
+
+// txnRequests turns ops into go-zookeeper's requests, with full paths,
+// compressed data and ACLs, and checks the transaction's size: it is one
+// packet, all operations together, and must fit the server's
+// jute.maxbuffer. createsTop reports a create directly under the
+// namespace root (the namespace may have to be made first).
+func (c *Client) txnRequests(ops []Op) (reqs []any, createsTop bool, err error) {
+	if len(ops) == 0 {
+		return nil, false, invalid("empty transaction")
+	}
+	reqs = make([]any, len(ops))
+	size, dataSize := reqHeaderSize+multiHeaderSize, 0
+	for i, o := range ops {
+		if err := ValidatePath(o.path); err != nil {
+			return nil, false, fmt.Errorf("op %d: %w", i, err)
+		}
+		full := c.full(o.path)
+		switch o.kind {
+		case opCreate:
+			req, err := c.txnCreate(i, o, full)
+			if err != nil {
+				return nil, false, err
+			}
+			reqs[i] = req
+			size += multiHeaderSize + createBodySize(full, req.Data, req.Acl, false)
+			dataSize += len(req.Data)
+			if parent, _ := SplitPath(o.path); parent == "/" {
+				createsTop = true
+			}
+		case opDelete:
+			reqs[i] = &zk.DeleteRequest{Path: full, Version: o.version}
+			size += multiHeaderSize + pathBodySize(full)
+		case opSet:
+			so, err := txnSetOptions(i, o.sOpts)
+			if err != nil {
+				return nil, false, err
+			}
+			data, err := c.compress(so.compress, o.path, o.data)
+			if err != nil {
+				return nil, false, fmt.Errorf("multi: op %d: %w", i, err)
+			}
+			reqs[i] = &zk.SetDataRequest{Path: full, Data: data, Version: o.version}
+			size += multiHeaderSize + setBodySize(full, data)
+			dataSize += len(data)
+		case opCheck:
+			reqs[i] = &zk.CheckVersionRequest{Path: full, Version: o.version}
+			size += multiHeaderSize + pathBodySize(full)
+		default:
+			return nil, false, invalid("op %d: zero Op", i)
+		}
+	}
+	if err := c.checkSize(fmt.Sprintf("transaction (%d operations)", len(ops)), size, dataSize); err != nil {
+		return nil, false, fmt.Errorf("multi: %w", err)
+	}
+	return reqs, createsTop, nil
+}
+
+// txnCreate is the request of create op i (full: its full path), with
+// the client's default data, compression and ACL applied.
+func (c *Client) txnCreate(i int, o Op, full string) (*zk.CreateRequest, error) {
+	if o.mode == Container || o.mode.isTTL() || o.mode < Persistent || o.mode > PersistentSequentialWithTTL {
+		return nil, invalid("op %d: mode %v not allowed in a transaction", i, o.mode)
+	}
+	co, err := txnCreateOptions(i, o.cOpts)
+	if err != nil {
+		return nil, err
+	}
+	data := o.data
+	if data == nil {
+		data = c.opts.defaultData
+	}
+	if data, err = c.compress(co.compress, o.path, data); err != nil {
+		return nil, fmt.Errorf("multi: op %d: %w", i, err)
+	}
+	acl := co.acl
+	if acl == nil {
+		acl = o.acl
+	}
+	if acl == nil {
+		acl = c.opts.aclProvider.ACLForPath(o.path)
+	}
+	return &zk.CreateRequest{Path: full, Data: data, Acl: acl, Flags: o.mode.flags()}, nil
 }
 
 // txnCreateOptions applies the options of the create op i, refusing those
