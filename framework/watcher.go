@@ -619,85 +619,107 @@ func (w *Watcher) runFallback(armed chan struct{}, strict bool) {
 	defer arm()
 	ctx, end, cancel := w.fallbackContext()
 	defer cancel()
-	var (
-		existsCh, childCh <-chan zk.Event
-		last              *zk.Stat // nil: the node is missing
-		known             bool     // last is a read's, not a guess
-		unreadable        bool     // the children watch was refused
-	)
+	f := &fallback{w: w}
 	defer w.resyncOnReconnect()()
-	defer func() {
-		// One-shot watches still set stay on the server until they fire:
-		// give them back (an exists watch on a missing node could wait
-		// for ever).
-		if w.c.isClosed() {
-			return
-		}
-		uctx, cancel := context.WithTimeout(context.Background(), unwatchTimeout)
-		defer cancel()
-		if existsCh != nil {
-			_ = w.c.Unwatch(uctx, w.path, ExistWatch)
-		}
-		if childCh != nil {
-			_ = w.c.Unwatch(uctx, w.path, ChildWatch)
-		}
-	}()
-	see := func(st *zk.Stat) {
-		if known {
-			w.diff(last, st)
-		}
-		last, known = st, true
-	}
+	defer f.giveBack()
 	for !ended(end) {
 		changed := w.c.StateChanged()
-		if existsCh == nil {
-			stat, ch, err := w.c.ExistsW(ctx, w.path)
-			if err != nil {
-				if !w.pause(end, changed) {
-					return
-				}
-				continue
-			}
-			existsCh = ch
-			see(stat)
+		refused, err := f.set(ctx, strict)
+		if refused != nil {
+			w.failArming(refused)
+			return
 		}
-		if last != nil && childCh == nil && !unreadable {
-			_, stat, ch, err := w.c.ChildrenW(ctx, w.path)
-			switch {
-			case err == nil:
-				childCh = ch
-				see(stat)
-			case errors.Is(err, zk.ErrNoNode):
-				see(nil)
-			case errors.Is(err, zk.ErrNoAuth) && strict:
-				w.failArming(err)
+		if err != nil {
+			if !w.pause(end, changed) {
 				return
-			case errors.Is(err, zk.ErrNoAuth):
-				unreadable = true
-				// The children watch that fired (if one did) is not
-				// set again; the node's stat still shows the change.
-				if stat, err := w.c.Exists(ctx, w.path); err == nil {
-					see(stat)
-				}
-			default:
-				if !w.pause(end, changed) {
-					return
-				}
-				continue
 			}
+			continue
 		}
 		arm()
 		strict = false
 		select {
-		case <-existsCh:
-			existsCh = nil
-			unreadable = false // its permission may have changed: try again
-		case <-childCh:
-			childCh = nil
+		case <-f.existsCh:
+			f.existsCh = nil
+			f.unreadable = false // its permission may have changed: try again
+		case <-f.childCh:
+			f.childCh = nil
 		case <-changed:
 		case <-end:
 			return
 		}
+	}
+}
+
+// fallback is one run of a Watcher's fallback: the one-shot watches it
+// holds on the node and what it last read of it.
+type fallback struct {
+	w                 *Watcher
+	existsCh, childCh <-chan zk.Event
+	last              *zk.Stat // nil: the node is missing
+	known             bool     // last is a read's, not a guess
+	unreadable        bool     // the children watch was refused
+}
+
+// see takes in a read of the node, reporting what changed since the last.
+func (f *fallback) see(st *zk.Stat) {
+	if f.known {
+		f.w.diff(f.last, st)
+	}
+	f.last, f.known = st, true
+}
+
+// set sets the one-shot watches that are not set, reading the node as it
+// does. refused is a strict Watcher's refused children watch, which ends
+// the fallback; err is a failure to try again after a pause.
+func (f *fallback) set(ctx context.Context, strict bool) (refused, err error) {
+	c, path := f.w.c, f.w.path
+	if f.existsCh == nil {
+		stat, ch, err := c.ExistsW(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		f.existsCh = ch
+		f.see(stat)
+	}
+	if f.last == nil || f.childCh != nil || f.unreadable {
+		return nil, nil
+	}
+	_, stat, ch, err := c.ChildrenW(ctx, path)
+	switch {
+	case err == nil:
+		f.childCh = ch
+		f.see(stat)
+	case errors.Is(err, zk.ErrNoNode):
+		f.see(nil)
+	case errors.Is(err, zk.ErrNoAuth) && strict:
+		return err, nil
+	case errors.Is(err, zk.ErrNoAuth):
+		f.unreadable = true
+		// The children watch that fired (if one did) is not set again;
+		// the node's stat still shows the change.
+		if stat, err := c.Exists(ctx, path); err == nil {
+			f.see(stat)
+		}
+	default:
+		return nil, err
+	}
+	return nil, nil
+}
+
+// giveBack removes the one-shot watches still set: they stay on the
+// server until they fire, and an exists watch on a missing node could
+// wait for ever.
+func (f *fallback) giveBack() {
+	if f.w.c.isClosed() {
+		return
+	}
+	uctx, cancel := context.WithTimeout(context.Background(), unwatchTimeout)
+	defer cancel()
+	if f.existsCh != nil {
+		_ = f.w.c.Unwatch(uctx, f.w.path, ExistWatch)
+	}
+	if f.childCh != nil {
+		_ = f.w.c.Unwatch(uctx, f.w.path, ChildWatch)
 	}
 }
 
