@@ -51,7 +51,7 @@ type core struct {
 	// provider of the current connection, which the tracker updates, and
 	// configVersion the version of the configuration servers came from.
 	// Both under mu.
-	hosts         *trackedHosts
+	hosts         *zkconn.TrackedHosts
 	configVersion int64
 
 	listeners *connstate.Listeners
@@ -273,15 +273,15 @@ func (c *Client) dial(gen uint64) (*handle, error) {
 	// reconnection, and a new connection, start from the latest members.
 	var hosts zk.HostProvider = zk.NewDNSHostProvider()
 	if c.opts.ensemble.track {
-		c.hosts = &trackedHosts{}
+		c.hosts = &zkconn.TrackedHosts{}
 		hosts = c.hosts
 	}
 	// Either way paced by the client rather than by go-zookeeper's
-	// second-long sleep between rounds (hostprovider.go). The pauses are
+	// second-long sleep between rounds (zkconn.PacedHosts). The pauses are
 	// the network's business, on the wall clock: the client's clock
 	// (WithClock in tests) times the expiry and the keepalive.
 	w, asked := h.wire, c.opts.sessionTimeout
-	paced := &pacedHosts{HostProvider: hosts, clock: clock.Real, gone: w.Gone(), timeout: func() time.Duration {
+	paced := &zkconn.PacedHosts{HostProvider: hosts, Clock: clock.Real, Gone: w.Gone(), Timeout: func() time.Duration {
 		if ms := w.Timeout(); ms > 0 {
 			return time.Duration(ms) * time.Millisecond
 		}

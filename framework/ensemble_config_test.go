@@ -100,45 +100,6 @@ func TestParseConfig(t *testing.T) {
 	}
 }
 
-// The tracker's host provider goes round its servers, says when a round
-// ends without a connection, and starts a new round on an update.
-func TestTrackedHosts(t *testing.T) {
-	h := &trackedHosts{}
-	if err := h.Init([]string{"a:1", "b:1", "c:1"}); err != nil {
-		t.Fatal(err)
-	}
-	if h.Len() != 3 {
-		t.Fatalf("Len() = %d", h.Len())
-	}
-	seen := map[string]bool{}
-	for i := range 3 {
-		s, retryStart := h.Next()
-		if retryStart {
-			t.Fatalf("Next %d: retryStart within the first round", i)
-		}
-		seen[s] = true
-	}
-	if len(seen) != 3 {
-		t.Fatalf("one round gave %v", seen)
-	}
-	if _, retryStart := h.Next(); !retryStart {
-		t.Fatal("no retryStart after a round without a connection")
-	}
-	h.Connected()
-	h.update([]string{"d:1", "e:1"})
-	seen = map[string]bool{}
-	for range 2 {
-		s, retryStart := h.Next()
-		if retryStart {
-			t.Fatal("retryStart right after an update")
-		}
-		seen[s] = true
-	}
-	if !seen["d:1"] || !seen["e:1"] {
-		t.Fatalf("after the update the round gave %v, want d:1 and e:1", seen)
-	}
-}
-
 // Config and Reconfig refuse bad input before anything is sent, and a
 // server without reconfiguration says so.
 func TestReconfigBadInput(t *testing.T) {

@@ -82,7 +82,7 @@ func (c *Client) trackConfig(cfg EnsembleConfig) {
 	hosts := c.hosts
 	c.mu.Unlock()
 	if hosts != nil {
-		hosts.update(servers)
+		hosts.Update(servers)
 	}
 	c.log.Info("ensemble changed; reconnections use its members",
 		zap.Strings("servers", servers), zap.Int64("config_version", cfg.Version))

@@ -25,7 +25,7 @@ import (
 
 // keepaliveDivisor: the keepalive pings once the last answered send is a
 // keepaliveDivisor-th of the negotiated timeout old. With the redial
-// pacing (hostprovider.go) it leaves a cut of 0.8 of the timeout inside
+// pacing (zkconn.PacedHosts) it leaves a cut of 0.8 of the timeout inside
 // the 90% deadline: 0.05 (the age when the cut begins) + 0.8 + the redial
 // and the connect round trip (under 0.05).
 const keepaliveDivisor = 20
