@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/internal/zkwire"
 )
 
 // ACLProvider gives the ACL of nodes the client creates.
@@ -49,7 +51,7 @@ func (c *Client) GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, e
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, err
 	}
-	if err := c.checkSize("get ACL", readSize(c.full(path)), 0); err != nil {
+	if err := c.checkSize("get ACL", zkwire.ReadSize(c.full(path)), 0); err != nil {
 		return nil, nil, fmt.Errorf("get ACL %s: %w", path, err)
 	}
 	var (
@@ -95,7 +97,7 @@ func (c *Client) SetACL(ctx context.Context, path string, acl []zk.ACL, version 
 	if version < -1 {
 		return nil, invalid("ACL version %d", version)
 	}
-	if err := c.checkSize("set ACL", reqHeaderSize+strSize(c.full(path))+aclSize(acl)+4, 0); err != nil {
+	if err := c.checkSize("set ACL", zkwire.ReqHeaderSize+zkwire.StrSize(c.full(path))+zkwire.ACLSize(acl)+4, 0); err != nil {
 		return nil, fmt.Errorf("set ACL %s: %w", path, err)
 	}
 	var (

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/internal/zkconn"
+	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -284,7 +285,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 	}
 	// The request must fit the server's jute.maxbuffer: refused here, it
 	// costs nothing; sent, it would cost the connection.
-	size := reqHeaderSize + createBodySize(c.full(path), data, acl, o.mode.isTTL())
+	size := zkwire.ReqHeaderSize + zkwire.CreateBodySize(c.full(path), data, acl, o.mode.isTTL())
 	if o.protected {
 		size += protectedOverhead
 	}
@@ -805,7 +806,7 @@ func (c *Client) ensureParents(conn *zk.Conn, path string, containers bool) erro
 		p += "/" + s
 		var err error
 		acl := c.opts.aclProvider.ACLForPath(p)
-		if err := c.checkSize("create parent "+p, reqHeaderSize+createBodySize(c.full(p), nil, acl, false), 0); err != nil {
+		if err := c.checkSize("create parent "+p, zkwire.ReqHeaderSize+zkwire.CreateBodySize(c.full(p), nil, acl, false), 0); err != nil {
 			return err
 		}
 		if containers {
@@ -829,7 +830,7 @@ func (c *Client) ensureNamespace(conn *zk.Conn) error {
 	}
 	p := ""
 	acl := c.opts.aclProvider.ACLForPath("/")
-	if err := c.checkSize("create namespace", reqHeaderSize+createBodySize(c.prefix, nil, acl, false), 0); err != nil {
+	if err := c.checkSize("create namespace", zkwire.ReqHeaderSize+zkwire.CreateBodySize(c.prefix, nil, acl, false), 0); err != nil {
 		return err
 	}
 	for _, s := range strings.Split(c.prefix[1:], "/") {

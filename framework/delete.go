@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -84,7 +85,7 @@ func (c *Client) Delete(ctx context.Context, path string, opts ...DeleteOption) 
 		return fmt.Errorf("%w: cannot delete the root", ErrInvalidPath)
 	}
 	// DeletingChildren lists the node first: the larger of the two.
-	if err := c.checkSize("delete", readSize(c.full(path)), 0); err != nil {
+	if err := c.checkSize("delete", zkwire.ReadSize(c.full(path)), 0); err != nil {
 		return fmt.Errorf("delete %s: %w", path, err)
 	}
 	if ctx == nil {

@@ -3,7 +3,7 @@ package framework
 import (
 	"fmt"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/gocurator/curator/internal/zkwire"
 )
 
 // DefaultJuteMaxBuffer is ZooKeeper's default jute.maxbuffer, 0xfffff bytes
@@ -14,48 +14,10 @@ import (
 // data (49 bytes go to the rest of the request).
 const DefaultJuteMaxBuffer = 0xfffff
 
-// Request sizes, as go-zookeeper encodes requests: a header of xid and
-// opcode, then the body; an int32 is 4 bytes, a bool 1, a string or buffer
-// its int32 length and its bytes.
-const (
-	reqHeaderSize   = 4 + 4     // xid, opcode
-	multiHeaderSize = 4 + 1 + 4 // type, done, err
-)
-
-func strSize(s string) int { return 4 + len(s) }
-func bufSize(b []byte) int { return 4 + len(b) }
-
-func aclSize(acl []zk.ACL) int {
-	n := 4
-	for _, a := range acl {
-		n += 4 + strSize(a.Scheme) + strSize(a.ID)
-	}
-	return n
-}
-
-// createBodySize is the size of a create request's body (path, data, ACL,
-// flags, and for TTL modes the TTL).
-func createBodySize(full string, data []byte, acl []zk.ACL, ttl bool) int {
-	n := strSize(full) + bufSize(data) + aclSize(acl) + 4
-	if ttl {
-		n += 8
-	}
-	return n
-}
-
-// setBodySize is the size of a set-data request's body (path, data, version).
-func setBodySize(full string, data []byte) int { return strSize(full) + bufSize(data) + 4 }
-
-// pathBodySize is the size of the body of a request that carries a path
-// and a 4-byte version (delete, check).
-func pathBodySize(full string) int { return strSize(full) + 4 }
-
-// readSize is the size of an exists, get or children request (path and a
-// 1-byte watch flag).
-func readSize(full string) int { return reqHeaderSize + strSize(full) + 1 }
-
 // authSize is the size of a set-auth request.
-func authSize(a authInfo) int { return reqHeaderSize + 4 + strSize(a.scheme) + bufSize(a.auth) }
+func authSize(a authInfo) int {
+	return zkwire.ReqHeaderSize + 4 + zkwire.StrSize(a.scheme) + zkwire.BufSize(a.auth)
+}
 
 // JuteMaxBuffer returns the largest request the client sends
 // (WithJuteMaxBuffer; DefaultJuteMaxBuffer unless set), which recipes

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/internal/zkwire"
 )
 
 // Op is one operation of a Multi transaction. Build it with CreateOp,
@@ -142,7 +144,7 @@ func (c *Client) txnRequests(ops []Op) (reqs []any, createsTop bool, err error) 
 		return nil, false, invalid("empty transaction")
 	}
 	reqs = make([]any, len(ops))
-	size, dataSize := reqHeaderSize+multiHeaderSize, 0
+	size, dataSize := zkwire.ReqHeaderSize+zkwire.MultiHeaderSize, 0
 	for i, o := range ops {
 		if err := ValidatePath(o.path); err != nil {
 			return nil, false, fmt.Errorf("op %d: %w", i, err)
@@ -155,14 +157,14 @@ func (c *Client) txnRequests(ops []Op) (reqs []any, createsTop bool, err error) 
 				return nil, false, err
 			}
 			reqs[i] = req
-			size += multiHeaderSize + createBodySize(full, req.Data, req.Acl, false)
+			size += zkwire.MultiHeaderSize + zkwire.CreateBodySize(full, req.Data, req.Acl, false)
 			dataSize += len(req.Data)
 			if parent, _ := SplitPath(o.path); parent == "/" {
 				createsTop = true
 			}
 		case opDelete:
 			reqs[i] = &zk.DeleteRequest{Path: full, Version: o.version}
-			size += multiHeaderSize + pathBodySize(full)
+			size += zkwire.MultiHeaderSize + zkwire.PathBodySize(full)
 		case opSet:
 			so, err := txnSetOptions(i, o.sOpts)
 			if err != nil {
@@ -173,11 +175,11 @@ func (c *Client) txnRequests(ops []Op) (reqs []any, createsTop bool, err error) 
 				return nil, false, fmt.Errorf("multi: op %d: %w", i, err)
 			}
 			reqs[i] = &zk.SetDataRequest{Path: full, Data: data, Version: o.version}
-			size += multiHeaderSize + setBodySize(full, data)
+			size += zkwire.MultiHeaderSize + zkwire.SetBodySize(full, data)
 			dataSize += len(data)
 		case opCheck:
 			reqs[i] = &zk.CheckVersionRequest{Path: full, Version: o.version}
-			size += multiHeaderSize + pathBodySize(full)
+			size += zkwire.MultiHeaderSize + zkwire.PathBodySize(full)
 		default:
 			return nil, false, invalid("op %d: zero Op", i)
 		}

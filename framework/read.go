@@ -6,7 +6,9 @@ import (
 	"fmt"
 
 	"github.com/go-zookeeper/zk"
+
 	"github.com/gocurator/curator/internal/zkconn"
+	"github.com/gocurator/curator/internal/zkwire"
 )
 
 // Exists returns the node's Stat, or nil (and no error) if there is none.
@@ -17,7 +19,7 @@ func (c *Client) Exists(ctx context.Context, path string) (*zk.Stat, error) {
 	if err := ValidatePath(path); err != nil {
 		return nil, err
 	}
-	if err := c.checkSize("exists", readSize(c.full(path)), 0); err != nil {
+	if err := c.checkSize("exists", zkwire.ReadSize(c.full(path)), 0); err != nil {
 		return nil, fmt.Errorf("exists %s: %w", path, err)
 	}
 	var stat *zk.Stat
@@ -49,7 +51,7 @@ func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, err
 	}
-	if err := c.checkSize("exists", readSize(c.full(path)), 0); err != nil {
+	if err := c.checkSize("exists", zkwire.ReadSize(c.full(path)), 0); err != nil {
 		return nil, nil, fmt.Errorf("exists %s: %w", path, err)
 	}
 	var (
@@ -135,7 +137,7 @@ func (c *Client) Get(ctx context.Context, path string, opts ...GetOption) ([]byt
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, err
 	}
-	if err := c.checkSize("get", readSize(c.full(path)), 0); err != nil {
+	if err := c.checkSize("get", zkwire.ReadSize(c.full(path)), 0); err != nil {
 		return nil, nil, fmt.Errorf("get %s: %w", path, err)
 	}
 	var (
@@ -190,7 +192,7 @@ func (c *Client) GetWOrdered(ctx context.Context, path string, opts ...GetOption
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := c.checkSize("get", readSize(c.full(path)), 0); err != nil {
+	if err := c.checkSize("get", zkwire.ReadSize(c.full(path)), 0); err != nil {
 		return nil, nil, nil, fmt.Errorf("get %s: %w", path, err)
 	}
 	var (
@@ -280,7 +282,7 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 	if err != nil {
 		return nil, fmt.Errorf("set %s: %w", path, err)
 	}
-	if err := c.checkSize("set", reqHeaderSize+setBodySize(c.full(path), data), len(data)); err != nil {
+	if err := c.checkSize("set", zkwire.ReqHeaderSize+zkwire.SetBodySize(c.full(path), data), len(data)); err != nil {
 		return nil, fmt.Errorf("set %s: %w", path, err)
 	}
 	var stat *zk.Stat
@@ -303,7 +305,7 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat,
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, err
 	}
-	if err := c.checkSize("children", readSize(c.full(path)), 0); err != nil {
+	if err := c.checkSize("children", zkwire.ReadSize(c.full(path)), 0); err != nil {
 		return nil, nil, fmt.Errorf("children %s: %w", path, err)
 	}
 	var (
@@ -330,7 +332,7 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := c.checkSize("children", readSize(c.full(path)), 0); err != nil {
+	if err := c.checkSize("children", zkwire.ReadSize(c.full(path)), 0); err != nil {
 		return nil, nil, nil, fmt.Errorf("children %s: %w", path, err)
 	}
 	var (

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/internal/zkwire"
 )
 
 // Sync waits until the server this client is connected to has applied
@@ -23,7 +25,7 @@ func (c *Client) Sync(ctx context.Context, path string) error {
 	if err := ValidatePath(path); err != nil {
 		return err
 	}
-	if err := c.checkSize("sync", readSize(c.full(path)), 0); err != nil {
+	if err := c.checkSize("sync", zkwire.ReadSize(c.full(path)), 0); err != nil {
 		return fmt.Errorf("sync %s: %w", path, err)
 	}
 	err := c.do(ctx, reqSync, func(conn *zk.Conn) error {

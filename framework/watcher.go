@@ -193,7 +193,7 @@ func (c *Client) Watch(ctx context.Context, path string, opts ...WatchOption) (*
 		opt(&o)
 	}
 	full := c.full(path)
-	if err := c.checkSize("watch", readSize(full)+4, 0); err != nil {
+	if err := c.checkSize("watch", zkwire.ReadSize(full)+4, 0); err != nil {
 		return nil, fmt.Errorf("watch %s: %w", path, err)
 	}
 	w := &Watcher{
