@@ -17,9 +17,12 @@
 //   - the registry of persistent watches (Registry) and their re-arming
 //     on every connection, and one-shot watches served from them;
 //   - the watch reset gate (Counts, Wire.WaitWatchesSet): requests wait
-//     for go-zookeeper's setWatches after a reconnection.
+//     for go-zookeeper's setWatches after a reconnection;
+//   - the servers go-zookeeper dials and the pace of its redials
+//     (TrackedHosts, PacedHosts).
 //
-// The opcodes, xids and request bodies are package zkwire's.
+// The opcodes, xids, request bodies and request sizes are package
+// zkwire's.
 //
 // # Reading frames
 //
