@@ -263,6 +263,7 @@ func (c *Client) dial(gen uint64) (*handle, error) {
 		Clock:     c.opts.clock,
 		Counts:    &c.set,
 		Registry:  c.pw,
+		Log:       c.log,
 	})}
 	dialer := c.opts.dialer
 	if dialer == nil {

@@ -240,11 +240,16 @@ func (c *Conn) reply(h []byte) {
 		return
 	}
 	delete(c.w.pending, xid)
-	if binary.BigEndian.Uint32(h[12:16]) != 0 || len(h) < 20 {
+	if binary.BigEndian.Uint32(h[12:16]) != 0 {
+		return // refused: no node made
+	}
+	if len(h) < 20 {
+		c.w.notUnderstood("a create reply without its path", h)
 		return
 	}
 	n := int(binary.BigEndian.Uint32(h[16:20]))
 	if n < 0 || 20+n > len(h) {
+		c.w.notUnderstood("a create reply whose path is past the bytes kept or its frame", h)
 		return
 	}
 	c.w.got[path] = CreateReply{

@@ -42,8 +42,9 @@
 // [int32 xid][int32 opcode], a create's body with [int32 len][path]; a
 // reply's with [int32 xid][int64 zxid][int32 err], a create's body with the
 // created path. Reading them never changes a byte that passes; if a frame is
-// not understood, nothing is recorded and the caller falls back to reading
-// the Stat with a request.
+// not understood, nothing is recorded from it, it is reported (counted by
+// Wire.Unread, and a debug line in the client's log), and the caller falls
+// back to reading the Stat with a request.
 //
 // # Persistent watches
 //

@@ -173,6 +173,7 @@ const maxInspected = 64 << 10
 func (c *Conn) consume(payload []byte) bool {
 	xid, zxid, code, ok := zkwire.ReplyHeader(payload)
 	if !ok {
+		c.w.notUnderstood("shorter than a reply header", payload)
 		return false
 	}
 	if isOwnXid(xid) {
@@ -197,6 +198,7 @@ func (c *Conn) consume(payload []byte) bool {
 	}
 	ev, err := zkwire.ParseWatcherEvent(payload[zkwire.ReplyHeaderLen:])
 	if err != nil {
+		c.w.notUnderstood("a notification whose event does not parse", payload)
 		return false
 	}
 	if c.w.pw.active() && c.w.pw.notify(c, ev, zxid) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/internal/clock"
 )
@@ -39,8 +40,12 @@ type Wire struct {
 	lastAck   time.Time // send time of the last acknowledged request, zero until one
 	lastPing  time.Time // send time of the last ping of the client's own (Keepalive)
 	// gone is closed once the connection is abandoned: the host
-	// provider's pause between redials ends then (framework's hostprovider.go).
+	// provider's pause between redials ends then (PacedHosts).
 	gone chan struct{}
+	// unread counts the frames looked at and not understood (Unread);
+	// log reports each at debug level.
+	unread atomic.Int64
+	log    *zap.Logger
 
 	mu        sync.Mutex
 	live      *Conn                  // the socket in use, nil between connections
@@ -66,6 +71,9 @@ type Config struct {
 	Counts *Counts
 	// Registry, if set, is the client's registry of persistent watches.
 	Registry *Registry
+	// Log, if set, gets a debug line for each frame the Wire looks at and
+	// does not understand (see Unread).
+	Log *zap.Logger
 }
 
 // NewWire returns a Wire that has dialled nothing yet.
@@ -74,7 +82,11 @@ func NewWire(cfg Config) *Wire {
 	if clk == nil {
 		clk = clock.Real
 	}
-	return &Wire{handshake: cfg.Handshake, clock: clk, counts: cfg.Counts, pw: cfg.Registry, gone: make(chan struct{}),
+	log := cfg.Log
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &Wire{handshake: cfg.Handshake, clock: clk, counts: cfg.Counts, pw: cfg.Registry, log: log, gone: make(chan struct{}),
 		want: map[string]wanted{}, pending: map[int32]string{}, got: map[string]CreateReply{}}
 }
 
@@ -218,4 +230,18 @@ func (w *Wire) quitLocked() {
 		w.quitting = true
 		close(w.gone)
 	}
+}
+
+// Unread returns how many frames the Wire looked at and did not
+// understand: a frame shorter than a reply header, a notification whose
+// event does not parse, a create reply whose path does not fit its frame.
+// Each was handed on to go-zookeeper unchanged, and nothing was recorded
+// from it (a create's czxid not captured is then read with a request).
+func (w *Wire) Unread() int64 { return w.unread.Load() }
+
+// notUnderstood records a frame looked at and not understood. It may be
+// called with w.mu held.
+func (w *Wire) notUnderstood(what string, payload []byte) {
+	w.unread.Add(1)
+	w.log.Debug("zkconn: frame not understood; handed on unchanged", zap.String("frame", what), zap.Int("bytes", len(payload)))
 }
