@@ -136,7 +136,9 @@ type RegistryResult struct {
 	CatchUpSeconds  float64       `json:"catch_up_seconds"`
 	// Sampled is the phase of the Samples registrations one at a time;
 	// FanOut* are, over them, the time from Register's return to the
-	// first and to the last cache having the instance, in ms.
+	// first and to the last cache having the instance, in ms (negative
+	// when a cache had it before Register returned: the event races the
+	// create's reply).
 	Sampled       RegistryPhase `json:"sampled"`
 	FanOutFirstMs Dist          `json:"fan_out_first_ms"`
 	FanOutLastMs  Dist          `json:"fan_out_last_ms"`

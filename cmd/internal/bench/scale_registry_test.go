@@ -46,25 +46,31 @@ func TestScaleRegistryTiny(t *testing.T) {
 	if len(r.WatchesPerServer) != 1 || r.WatchesPerServer[0] != s.Caches {
 		t.Errorf("server watches %v, want [%d] (one per cache)", r.WatchesPerServer, s.Caches)
 	}
-	// Every registration reached every cache: one event per cache, and
-	// one to the registrar, whose node watches its own path. The bulk's
-	// first registration made the service's node: an event per cache.
-	if got, want := r.Bulk.Counters.Notifications, int64((s.Instances+1)*s.Caches+s.Instances); got != want {
+	// Every registration reached every cache: one event per cache; the
+	// bulk's first registration made the service's node, an event per
+	// cache too. The registrar's own node may watch its path (recipes/node
+	// decides): the unwatched service shows how many events that adds.
+	own := r.Unwatched.Counters.Notifications
+	if own != 0 && own != int64(s.Instances) {
+		t.Errorf("unwatched service: %d watch events sent, want 0 or one per registration (%d)", own, s.Instances)
+	}
+	own /= int64(s.Instances)
+	if got, want := r.Bulk.Counters.Notifications, int64((s.Instances+1)*s.Caches)+own*int64(s.Instances); got != want {
 		t.Errorf("bulk: %d watch events sent, want %d", got, want)
 	}
-	if got, want := r.Sampled.Counters.Notifications, int64(s.Samples*(s.Caches+1)); got != want {
+	if got, want := r.Sampled.Counters.Notifications, int64(s.Samples*s.Caches)+own*int64(s.Samples); got != want {
 		t.Errorf("samples: %d watch events sent, want %d", got, want)
-	}
-	if got, want := r.Unwatched.Counters.Notifications, int64(s.Instances); got != want {
-		t.Errorf("unwatched service: %d watch events sent, want %d (the registrar's own)", got, want)
 	}
 	if r.Bulk.ServerCPUSeconds <= 0 || r.Bulk.ServerCPUPerEventUs() <= 0 || r.Unwatched.ServerCPUSeconds <= 0 {
 		t.Errorf("server CPU: bulk %.3f s, %.1f µs per event, unwatched %.3f s: want all positive",
 			r.Bulk.ServerCPUSeconds, r.Bulk.ServerCPUPerEventUs(), r.Unwatched.ServerCPUSeconds)
 	}
+	// A cache may have the instance before Register returns (the event
+	// and the create's reply race; Register may do more after the
+	// create), never long before.
 	l := r.FanOutLastMs
-	if !(r.FanOutFirstMs.P50 >= 0 && r.FanOutFirstMs.P50 <= l.P50 && l.P50 <= l.P99 && l.P99 <= l.Max && l.Max < 10_000) {
-		t.Errorf("fan-out first %+v, last %+v: want 0 <= first <= p50 <= p99 <= max < 10 s", r.FanOutFirstMs, l)
+	if !(r.FanOutFirstMs.P50 > -1000 && r.FanOutFirstMs.P50 <= l.P50 && l.P50 <= l.P99 && l.P99 <= l.Max && l.Max < 10_000) {
+		t.Errorf("fan-out first %+v, last %+v: want -1 s < first <= p50 <= p99 <= max < 10 s", r.FanOutFirstMs, l)
 	}
 	if r.CatchUpSeconds < r.RegisterSeconds || r.RegisterSeconds <= 0 {
 		t.Errorf("caught up after %.3f s, registered in %.3f s: the caches cannot be ahead", r.CatchUpSeconds, r.RegisterSeconds)
