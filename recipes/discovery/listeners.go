@@ -22,9 +22,9 @@ type latestSub struct {
 	wake chan struct{} // capacity 1: a list waits, or the sub ended
 
 	mu      sync.Mutex
-	next    []Instance
-	waiting bool // next is a list not yet delivered
-	ended   bool // cancelled or closed: deliver nothing more
+	next    func() []Instance // makes the list waiting to be delivered
+	waiting bool              // a list waits, not yet delivered
+	ended   bool              // cancelled or closed: deliver nothing more
 }
 
 // add registers fn; cancel unregisters it, never blocks and may be called
@@ -52,11 +52,19 @@ func (l *latestListeners) add(fn func([]Instance)) (cancel func()) {
 // publish hands list to every listener, replacing a list one has not
 // taken yet. It never blocks on a listener.
 func (l *latestListeners) publish(list []Instance) {
+	l.publishFunc(func() []Instance { return list })
+}
+
+// publishFunc is publish of the list get makes, which each listener's
+// goroutine calls when it takes the list, without any lock of l held: a
+// list is made only when a listener is ready for it, however many
+// changes came meanwhile. It never blocks on a listener.
+func (l *latestListeners) publishFunc(get func() []Instance) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for s := range l.subs {
 		s.mu.Lock()
-		s.next, s.waiting = list, true
+		s.next, s.waiting = get, true
 		s.mu.Unlock()
 		s.signal()
 	}
@@ -119,9 +127,9 @@ func (s *latestSub) run() {
 			s.mu.Unlock()
 			return
 		}
-		list := s.next
+		get := s.next
 		s.next, s.waiting = nil, false
 		s.mu.Unlock()
-		s.fn(list)
+		s.fn(get())
 	}
 }
