@@ -143,7 +143,11 @@ func (d *Double) enter(ctx context.Context) error {
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		w.stat, w.ch, w.err = d.c.ExistsW(ctx, ready)
+		// Answered even if ctx ends meanwhile (within a grace), so that a
+		// watch set is known and given back on failure.
+		wctx, done := writegrace.Context(ctx)
+		w.stat, w.ch, w.err = d.c.ExistsW(wctx, ready)
+		w.err = done(w.err)
 		w.live = w.err == nil
 	}()
 	err := d.create(ctx)
