@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"go.uber.org/zap"
+
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/cache"
 )
@@ -31,8 +33,13 @@ type ServiceCache struct {
 	// made. An event costs the one instance it names, not the service:
 	// a list remade per event made loading n instances cost n² (about
 	// 200 s of CPU for 10,000 with a JSON comparison of both lists).
-	snapshot  atomic.Pointer[[]Instance]
-	builds    atomic.Int64 // snapshots made (tests: made on demand, not per event)
+	snapshot atomic.Pointer[[]Instance]
+	builds   atomic.Int64 // snapshots made (tests: made on demand, not per event)
+	// listing is the size of the service's getChildren reply as the
+	// instances stand (4 + 4 + len(name) per instance); overMax says it
+	// was last reported past jute.maxbuffer (warnListingLocked).
+	listing   int
+	overMax   bool
 	listeners latestListeners
 	stopCache func()      // the listener on cache, set once started
 	closed    atomic.Bool // Close was called: checked without s.mu by picks
@@ -172,9 +179,10 @@ func (s *ServiceCache) apply(e cache.Event) {
 		case e.Path == s.dir:
 			changed = len(s.instances) > 0
 			clear(s.instances)
+			s.listing = 0
 		case parent == s.dir:
 			_, changed = s.instances[id]
-			delete(s.instances, id)
+			s.remove(id)
 		}
 	case cache.Initialized, cache.Resynced:
 		// Every change came as its own event already.
@@ -190,12 +198,23 @@ func (s *ServiceCache) put(id string, n cache.Node) bool {
 	old, had := s.instances[id]
 	inst, err := Decode(n.Data)
 	if err != nil {
-		delete(s.instances, id)
+		s.remove(id)
 		s.d.malformed(n.Path, err)
 		return had
 	}
+	if !had {
+		s.listing += 4 + len(id)
+	}
 	s.instances[id] = inst
 	return !had || !sameInstance(old, inst)
+}
+
+// remove forgets instance id; s.mu is held.
+func (s *ServiceCache) remove(id string) {
+	if _, had := s.instances[id]; had {
+		delete(s.instances, id)
+		s.listing -= 4 + len(id)
+	}
 }
 
 // changedLocked drops the snapshot and tells the listeners, each of which
@@ -203,6 +222,27 @@ func (s *ServiceCache) put(id string, n cache.Node) bool {
 func (s *ServiceCache) changedLocked() {
 	s.snapshot.Store(nil)
 	s.listeners.publishFunc(s.current)
+	s.warnListingLocked()
+}
+
+// warnListingLocked logs, once each time it happens, the service's
+// listing passing the client's jute.maxbuffer (about 26,000 instances of
+// UUID ids at the default 1 MiB). Go reads such a listing; a Java client
+// with the same limit cannot ("Packet len ... is out of range"), so
+// Curator's ServiceCache, Dubbo or Spring Cloud on the same registry fail
+// to list the service until their -Djute.maxbuffer is raised. s.mu is
+// held.
+func (s *ServiceCache) warnListingLocked() {
+	size, limit := 4+s.listing, s.d.c.JuteMaxBuffer()
+	switch over := size > limit; {
+	case over && !s.overMax:
+		s.d.log.Warn("service listing past jute.maxbuffer: Java clients with that limit cannot list it",
+			zap.String("service", s.name), zap.Int("instances", len(s.instances)),
+			zap.Int("listing_bytes", size), zap.Int("jute_maxbuffer", limit))
+		s.overMax = true
+	case !over:
+		s.overMax = false
+	}
 }
 
 // current returns the instances sorted by node name, making the snapshot

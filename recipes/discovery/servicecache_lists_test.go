@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
 	"github.com/gocurator/curator/recipes/discovery"
@@ -79,4 +82,67 @@ func TestServiceCacheMakesListsOnDemand(t *testing.T) {
 	if err := c.Delete(ctx, dir, framework.DeletingChildren()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A service whose listing passes the client's jute.maxbuffer is reported
+// once (a Java client with that limit cannot list it), and again only
+// after it fell below and passed it anew.
+func TestServiceCacheWarnsOfListingPastMaxBuffer(t *testing.T) {
+	const limit = 2000 // 4 + 40 bytes per UUID-sized id: past it at 50
+	ctx := testkit.Ctx(t)
+	core, logs := observer.New(zap.WarnLevel)
+	c := testkit.Connect(t, zkAddr, testkit.Unique(t), framework.WithJuteMaxBuffer(limit))
+	d := discovery.New(c, "/services", discovery.WithLogger(zap.New(core)))
+	t.Cleanup(func() { _ = d.Close(ctx) })
+	s := d.Cache("svc")
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	id := func(i int) string { return fmt.Sprintf("%036d", i) }
+	register := func(from, to int) {
+		for i := from; i < to; i++ {
+			if err := d.Register(ctx, discovery.Instance{Name: "svc", ID: id(i), Address: "10.0.0.1"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	warnings := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(testkit.Deadline)
+		for {
+			got := logs.FilterMessageSnippet("past jute.maxbuffer").Len()
+			if got == want {
+				return
+			}
+			if got > want || time.Now().After(deadline) {
+				t.Fatalf("%d warnings of the listing, want %d", got, want)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitFor := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(testkit.Deadline)
+		for len(s.Instances()) != n {
+			if time.Now().After(deadline) {
+				t.Fatalf("the cache holds %d instances, want %d", len(s.Instances()), n)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	register(0, 49) // 4 + 49 x 40 = 1964 bytes: within
+	waitFor(49)
+	warnings(0)
+	register(49, 55) // past it from the 50th
+	waitFor(55)
+	warnings(1)
+	for i := 0; i < 10; i++ {
+		if err := d.Unregister(ctx, discovery.Instance{Name: "svc", ID: id(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(45)
+	register(0, 10)
+	waitFor(55)
+	warnings(2)
 }
