@@ -28,6 +28,7 @@ type ServiceCache struct {
 	mu        sync.Mutex
 	state     cacheState
 	instances map[string]Instance // by node name
+	ids       []string            // instances' node names, sorted
 	// snapshot is the instances sorted by node name, made on demand
 	// (Instances) from instances: nil once they changed since it was
 	// made. An event costs the one instance it names, not the service:
@@ -179,6 +180,7 @@ func (s *ServiceCache) apply(e cache.Event) {
 		case e.Path == s.dir:
 			changed = len(s.instances) > 0
 			clear(s.instances)
+			s.ids = s.ids[:0]
 			s.listing = 0
 		case parent == s.dir:
 			_, changed = s.instances[id]
@@ -204,6 +206,8 @@ func (s *ServiceCache) put(id string, n cache.Node) bool {
 	}
 	if !had {
 		s.listing += 4 + len(id)
+		i, _ := slices.BinarySearch(s.ids, id)
+		s.ids = slices.Insert(s.ids, i, id)
 	}
 	s.instances[id] = inst
 	return !had || !sameInstance(old, inst)
@@ -214,6 +218,9 @@ func (s *ServiceCache) remove(id string) {
 	if _, had := s.instances[id]; had {
 		delete(s.instances, id)
 		s.listing -= 4 + len(id)
+		if i, ok := slices.BinarySearch(s.ids, id); ok {
+			s.ids = slices.Delete(s.ids, i, i+1)
+		}
 	}
 }
 
@@ -256,14 +263,9 @@ func (s *ServiceCache) current() []Instance {
 	if p := s.snapshot.Load(); p != nil {
 		return *p
 	}
-	ids := make([]string, 0, len(s.instances))
-	for id := range s.instances {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
 	s.builds.Add(1)
-	list := make([]Instance, len(ids))
-	for k, id := range ids {
+	list := make([]Instance, len(s.ids))
+	for k, id := range s.ids {
 		list[k] = s.instances[id]
 	}
 	s.snapshot.Store(&list)

@@ -70,8 +70,14 @@ func TestServiceCacheMakesListsOnDemand(t *testing.T) {
 			t.Fatalf("the listener never saw %d instances (last %d)", n+1, last)
 		}
 	}
-	if got := len(s.Instances()); got != n+1 {
-		t.Fatalf("Instances() = %d, want %d", got, n+1)
+	list := s.Instances()
+	if len(list) != n+1 {
+		t.Fatalf("Instances() = %d, want %d", len(list), n+1)
+	}
+	for k := 1; k < len(list); k++ {
+		if list[k-1].ID >= list[k].ID {
+			t.Fatalf("Instances() out of node-name order at %d: %q, %q", k, list[k-1].ID, list[k].ID)
+		}
 	}
 	if b := discovery.SnapshotsMade(s); b > 3 {
 		t.Fatalf("%d lists made in all, want at most 3", b)
