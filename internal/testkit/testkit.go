@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -257,4 +258,33 @@ func AwaitWatchCount(t testing.TB, addr string, n int, clients ...*framework.Cli
 	Eventually(t, fmt.Sprintf("%d server watches of the clients", n), func() bool {
 		return WatchCount(t, addr, clients...) == n
 	})
+}
+
+var consLine = regexp.MustCompile(`recved=(\d+),sent=\d+,sid=0x([0-9a-f]+)`)
+
+// Received returns how many requests the server at addr has read from the
+// sessions sids, summed (the four-letter word cons). Pings count too: a
+// test that counts requests takes the least of several rounds, since a
+// ping only ever adds. A session the server does not list fails t.
+func Received(t testing.TB, addr string, sids ...int64) int {
+	t.Helper()
+	out, err := FourLetterWord(addr, "cons")
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[int64]int{}
+	for _, m := range consLine.FindAllStringSubmatch(out, -1) {
+		id, _ := strconv.ParseUint(m[2], 16, 64)
+		n, _ := strconv.Atoi(m[1])
+		by[int64(id)] = n
+	}
+	sum := 0
+	for _, sid := range sids {
+		n, ok := by[sid]
+		if !ok {
+			t.Fatalf("session %#x not in cons: %s", sid, out)
+		}
+		sum += n
+	}
+	return sum
 }

@@ -1,40 +1,20 @@
 package barrier_test
 
 import (
-	"regexp"
-	"strconv"
 	"testing"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/testkit"
 )
 
-var consLine = regexp.MustCompile(`recved=(\d+),sent=\d+,sid=0x([0-9a-f]+)`)
-
-// received returns how many requests the server has read from each of the
-// sessions of cs (the four-letter word cons), summed. Pings count too: a
-// caller takes the least of several rounds (a ping only ever adds).
+// received returns how many requests the server has read from the
+// sessions of cs, summed (testkit.Received).
 func received(t *testing.T, cs []*framework.Client) int {
-	t.Helper()
-	out, err := testkit.FourLetterWord(zkAddr, "cons")
-	if err != nil {
-		t.Fatal(err)
+	sids := make([]int64, len(cs))
+	for i, c := range cs {
+		sids[i] = c.SessionID()
 	}
-	by := map[int64]int{}
-	for _, m := range consLine.FindAllStringSubmatch(out, -1) {
-		id, _ := strconv.ParseUint(m[2], 16, 64)
-		n, _ := strconv.Atoi(m[1])
-		by[int64(id)] = n
-	}
-	sum := 0
-	for _, c := range cs {
-		n, ok := by[c.SessionID()]
-		if !ok {
-			t.Fatalf("session %#x not in cons: %s", c.SessionID(), out)
-		}
-		sum += n
-	}
-	return sum
+	return testkit.Received(t, zkAddr, sids...)
 }
 
 // The requests a round of 4 members sends to enter and to leave the double

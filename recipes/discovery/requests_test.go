@@ -1,7 +1,6 @@
 package discovery_test
 
 import (
-	"regexp"
 	"strconv"
 	"testing"
 
@@ -9,26 +8,9 @@ import (
 	"github.com/gocurator/curator/recipes/discovery"
 )
 
-var consLine = regexp.MustCompile(`recved=(\d+),sent=\d+,sid=0x([0-9a-f]+)`)
-
-// received returns how many requests the server has read from session sid
-// (the four-letter word cons). Pings count too: a caller takes the least
-// of several tries (a ping only ever adds).
-func received(t *testing.T, sid int64) int {
-	t.Helper()
-	out, err := testkit.FourLetterWord(zkAddr, "cons")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range consLine.FindAllStringSubmatch(out, -1) {
-		if id, _ := strconv.ParseUint(m[2], 16, 64); int64(id) == sid {
-			n, _ := strconv.Atoi(m[1])
-			return n
-		}
-	}
-	t.Fatalf("session %#x not in cons: %s", sid, out)
-	return 0
-}
+// received returns how many requests the server has read from session
+// sid (testkit.Received).
+func received(t *testing.T, sid int64) int { return testkit.Received(t, zkAddr, sid) }
 
 // Registration churn, counted in requests by the server (issue 35): a
 // Dynamic instance's Register sends 2 in one round trip, its create and,

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 	"testing"
 	"time"
 
@@ -63,25 +61,9 @@ func TestSimple(t *testing.T) {
 	}
 }
 
-var consLine = regexp.MustCompile(`recved=(\d+),sent=\d+,sid=0x([0-9a-f]+)`)
-
 // recved returns how many requests the server has read from session sid
-// (the four-letter word cons).
-func recved(t *testing.T, sid int64) int {
-	t.Helper()
-	out, err := testkit.FourLetterWord(zkAddr, "cons")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range consLine.FindAllStringSubmatch(out, -1) {
-		if id, _ := strconv.ParseInt(m[2], 16, 64); id == sid {
-			n, _ := strconv.Atoi(m[1])
-			return n
-		}
-	}
-	t.Fatalf("session %#x not in cons: %s", sid, out)
-	return 0
-}
+// (testkit.Received).
+func recved(t *testing.T, sid int64) int { return testkit.Received(t, zkAddr, sid) }
 
 // Herd: Curator's SimpleDistributedQueue wakes every waiting take on each
 // new item, and each lists the queue and races for the item (8 waiters: 8
