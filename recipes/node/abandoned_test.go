@@ -247,3 +247,53 @@ func TestCloseAfterSessionLossLeavesNoGhost(t *testing.T) {
 		t.Fatalf("nodes made in the new session after Close: %q", kids)
 	}
 }
+
+// Close after a Start that failed while disconnected: the failed Start
+// left its loop's create and the delete after it to the background (its
+// ctx had ended), and Close waits for them; it never returns nil while a
+// node of ours may still be made (found by the chaos run's cancel-start
+// cycle during an ensemble restart: Close returned nil at once and the
+// node appeared after).
+func TestCloseAfterFailedStartWaitsForItsCleanUp(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	proxy := zktest.NewProxy(t, zkAddr)
+	c := testkit.Connect(t, proxy.Addr(), ns, framework.WithSessionTimeout(10*time.Second),
+		framework.WithRetryPolicy(retry.NTimes(100, 100*time.Millisecond)))
+	admin := testkit.Connect(t, zkAddr, ns)
+	ctx := testkit.Ctx(t)
+	if _, err := admin.Create(ctx, "/g", nil); err != nil {
+		t.Fatal(err)
+	}
+	n := node.New(c, "/g/x", nil)
+	proxy.Cut()
+	testkit.WaitState(t, c, connstate.Suspended)
+	sctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	if err := n.Start(sctx); err == nil {
+		t.Fatal("Start succeeded with the connection cut")
+	}
+	cancel()
+	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	cerr := n.Close(cctx)
+	cancel()
+	_, created, err := admin.ExistsW(ctx, "/g/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.Restore()
+	testkit.WaitState(t, c, connstate.Reconnected)
+	if cerr == nil {
+		// Nothing of ours may appear from now on.
+		select {
+		case ev := <-created:
+			t.Fatalf("Close returned nil, then the node was made (%v)", ev.Type)
+		case <-time.After(3 * time.Second):
+		}
+		return
+	}
+	// Close said the clean-up goes on: it must finish with nothing left.
+	testkit.Eventually(t, "the failed Start's node gone", func() bool {
+		st, err := admin.Exists(ctx, "/g/x")
+		return err == nil && st == nil
+	})
+}

@@ -46,7 +46,13 @@ type Node struct {
 	closed    bool
 	waitOwner int64 // the other session whose node the loop waits out, 0 when none
 	run       *run  // the running loop, nil when not started
-	listen    fanout.Fanout[Event]
+	// cleaning, if not nil, is closed once a delete that stop left to
+	// the background (its ctx ended first: a failed Start's, say) is
+	// over; cleanErr is its error. Close waits for it, so that it never
+	// returns nil while a node of ours may still be deleted.
+	cleaning chan struct{}
+	cleanErr error
+	listen   fanout.Fanout[Event]
 
 	// fits is the latest data known not to be refused for its size (on
 	// a node, or New's), the data of gen fitsGen: a value the client
@@ -363,6 +369,9 @@ func (n *Node) Close(ctx context.Context) error {
 	if r != nil && n.err == nil {
 		err = n.stop(ctx, r, false)
 	}
+	if err == nil {
+		err = n.awaitCleaning(ctx)
+	}
 	n.mu.Lock()
 	n.setStatusLocked(Event{State: Closed, Path: n.actual})
 	n.mu.Unlock()
@@ -384,16 +393,48 @@ func (n *Node) stop(ctx context.Context, r *run, failed bool) error {
 	case <-r.done:
 	case <-ctx.Done():
 		// The loop ends on its own at its next step; the node is then
-		// deleted in the background.
+		// deleted in the background, and Close waits for that.
+		done := make(chan struct{})
+		n.mu.Lock()
+		prev := n.cleaning
+		n.cleaning = done
+		n.mu.Unlock()
 		go func() {
+			defer close(done)
+			if prev != nil {
+				<-prev
+			}
 			<-r.done
 			bctx, cancel := context.WithTimeout(context.Background(), cleanupBudget)
 			defer cancel()
-			_ = n.remove(bctx, failed)
+			err := n.remove(bctx, failed)
+			n.mu.Lock()
+			n.cleanErr = err
+			n.mu.Unlock()
 		}()
 		return ctx.Err()
 	}
 	return n.remove(ctx, failed)
+}
+
+// awaitCleaning waits for a delete stop left to the background (a failed
+// Start's, whose ctx had ended) and returns its error, or ctx's if ctx
+// ends first (the delete goes on).
+func (n *Node) awaitCleaning(ctx context.Context) error {
+	n.mu.Lock()
+	done := n.cleaning
+	n.mu.Unlock()
+	if done == nil {
+		return nil
+	}
+	select {
+	case <-done:
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		return n.cleanErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // setStatusLocked records and publishes a state; n.mu is held.
