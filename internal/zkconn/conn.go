@@ -22,8 +22,17 @@ type Conn struct {
 	// on this connection (see gate.go).
 	watchesSet chan struct{}
 	setSeen    bool
-	ops        []int32 // opcodes written, in order, while recordOps is on (tests)
-	addr       string  // the server's address, as dialled
+	// setWritten is closed once go-zookeeper writes a setWatches request
+	// (setWrote, under sentMu, says so without a select); zkWatched is
+	// set once a reply to a request that sets one of go-zookeeper's
+	// watches has been handed on, and connectedAt is when the connect
+	// response came: together they bound the settle window (gate.go).
+	setWritten  chan struct{}
+	setWrote    bool
+	zkWatched   bool
+	connectedAt time.Time
+	ops         []int32 // opcodes written, in order, while recordOps is on (tests)
+	addr        string  // the server's address, as dialled
 	// dialAgain dials the same server (for srvr, see version.go).
 	dialAgain func() (net.Conn, error)
 	caps      atomic.Int32 // capUnknown, capYes, capNo: persistent watches
@@ -75,8 +84,9 @@ const (
 // sentRequest is a request on its way: its xid and when it was written.
 // The connect request has no xid; connectXid stands for it.
 type sentRequest struct {
-	xid int32
-	at  time.Time
+	xid   int32
+	at    time.Time
+	watch bool // a read that sets one of go-zookeeper's watches
 }
 
 // connectXid marks the connect request in Conn.sent; ZooKeeper's own
@@ -157,12 +167,13 @@ func (c *Conn) write(p []byte) (int, error) {
 				c.setSeen = true
 				close(c.watchesSet)
 			}
+			c.wroteSetWatchesLocked()
 			c.sentMu.Unlock()
 		}
 		c.request(p)
 		if len(p) >= 8 {
 			c.sentMu.Lock()
-			c.sent = append(c.sent, sentRequest{xid: int32(binary.BigEndian.Uint32(p[4:8])), at: now})
+			c.sent = append(c.sent, sentRequest{xid: int32(binary.BigEndian.Uint32(p[4:8])), at: now, watch: setsWatch(p)})
 			c.sentMu.Unlock()
 		}
 	} else {
@@ -176,7 +187,8 @@ func (c *Conn) write(p []byte) (int, error) {
 
 // answered takes the request with xid off the list of those in flight,
 // with every request sent before it (answered in order, so their replies
-// are not coming), and returns its send time.
+// are not coming), and returns its send time. A request that set one of
+// go-zookeeper's watches opens the settle window (gate.go).
 func (c *Conn) answered(xid int32) (time.Time, bool) {
 	c.sentMu.Lock()
 	defer c.sentMu.Unlock()
@@ -185,6 +197,9 @@ func (c *Conn) answered(xid int32) (time.Time, bool) {
 			// Drop it and those before it, keeping the array.
 			n := copy(c.sent, c.sent[i+1:])
 			c.sent = c.sent[:n]
+			if r.watch {
+				c.zkWatched = true
+			}
 			return r.at, true
 		}
 	}
@@ -194,6 +209,9 @@ func (c *Conn) answered(xid int32) (time.Time, bool) {
 func (c *Conn) reply(h []byte) {
 	if c.replies == 0 { // connect response: version, timeout, session, ...
 		at, sent := c.answered(connectXid)
+		c.sentMu.Lock()
+		c.connectedAt = settleClock.Now()
+		c.sentMu.Unlock()
 		if len(h) >= 16 {
 			c.session = int64(binary.BigEndian.Uint64(h[8:16]))
 			// A timeout of 0 means the session expired: that

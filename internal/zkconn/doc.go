@@ -102,4 +102,17 @@
 // from our own count of the watches we set and saw fire: the count is taken
 // before each watch is set, so it never says none while go-zookeeper has
 // some.
+//
+// A connection with none to set again (a new session) has a narrower window
+// of the same race: go-zookeeper runs sendSetWatches just after it starts
+// its receive loop, and if the reply to one of its one-shot watch reads
+// passes first, sendSetWatches finds that watch and reads lastZxid while
+// the receive loop writes it for the next reply. So once such a reply has
+// passed, the replies after it wait for the setWatches request (which then
+// comes, written after the read) or for the rest of the settle window, 100
+// ms from the connect response, by which time the loop goroutine, which
+// has nothing to block on between the two, has run sendSetWatches. What is
+// left is a loop goroutine descheduled for longer than the window between
+// two statements; no upstream release fixes the race (v1.0.4 is the
+// newest).
 package zkconn

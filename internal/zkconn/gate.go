@@ -2,7 +2,11 @@ package zkconn
 
 import (
 	"context"
+	"encoding/binary"
 	"time"
+
+	"github.com/gocurator/curator/internal/clock"
+	"github.com/gocurator/curator/internal/zkwire"
 )
 
 // watchResetWait bounds the wait for the setWatches request: if the count
@@ -95,6 +99,81 @@ func (c *Conn) awaitWatchesSet() {
 	if recordOps.Load() {
 		c.sentMu.Lock()
 		c.ops = append(c.ops, OpReplyReleased)
+		c.sentMu.Unlock()
+	}
+}
+
+// settleWait is the settle window: how long after the connect response
+// go-zookeeper's loop goroutine is taken to have passed sendSetWatches.
+// It runs a few statements after reading the connect response, with
+// nothing to block on; the window only has to outlast a descheduling.
+var settleWait = 100 * time.Millisecond
+
+// settleClock times the settle window (a test's fake clock replaces it).
+var settleClock clock.Clock = clock.Real
+
+// setsWatch reports whether a request frame (length, xid, opcode, path,
+// watch flag) is a read that sets one of go-zookeeper's watches: exists,
+// getData or getChildren with its watch flag on.
+func setsWatch(p []byte) bool {
+	if len(p) < 16 {
+		return false
+	}
+	switch int32(binary.BigEndian.Uint32(p[8:12])) {
+	case zkwire.OpExists, zkwire.OpGetData, zkwire.OpGetChildren, zkwire.OpGetChildren2:
+	default:
+		return false
+	}
+	n := int(int32(binary.BigEndian.Uint32(p[12:16])))
+	if n < 0 || 16+n >= len(p) {
+		return false
+	}
+	return p[16+n] != 0
+}
+
+// wroteSetWatchesLocked records that go-zookeeper wrote a setWatches
+// request: it had read its lastZxid by then. c.sentMu is held.
+func (c *Conn) wroteSetWatchesLocked() {
+	if !c.setWrote {
+		c.setWrote = true
+		if c.setWritten != nil {
+			close(c.setWritten)
+		}
+	}
+}
+
+// settleLeft returns how long a reply must still be held on a connection
+// whose watch reset gate opened at the dial (nothing to set again), 0 if
+// none: go-zookeeper runs sendSetWatches on its loop goroutine just after
+// it starts the receive loop, so if a reply that gives it a watch (one
+// of its one-shot reads) is handed on before sendSetWatches runs, that
+// finds the watch and reads lastZxid while the receive loop writes it
+// for the next reply (the race the gate is for, on a new session, where
+// the count said none at the dial). So once such a reply has passed, the
+// replies after it wait for the setWatches request (which then comes,
+// and is written after the read) or for the end of the settle window,
+// by which time sendSetWatches has run.
+func (c *Conn) settleLeft() time.Duration {
+	c.sentMu.Lock()
+	defer c.sentMu.Unlock()
+	if !c.zkWatched || c.setWrote || c.connectedAt.IsZero() {
+		return 0
+	}
+	return c.connectedAt.Add(settleWait).Sub(settleClock.Now())
+}
+
+// awaitSettled waits for the setWatches request, at most d.
+func (c *Conn) awaitSettled(d time.Duration) {
+	over := make(chan struct{})
+	t := settleClock.AfterFunc(d, func() { close(over) })
+	defer t.Stop()
+	select {
+	case <-c.setWritten:
+	case <-over:
+	}
+	if recordOps.Load() {
+		c.sentMu.Lock()
+		c.ops = append(c.ops, OpReplySettled)
 		c.sentMu.Unlock()
 	}
 }

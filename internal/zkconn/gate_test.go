@@ -2,10 +2,13 @@ package zkconn
 
 import (
 	"bytes"
+	"encoding/binary"
+	"io"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/gocurator/curator/internal/clock"
 	"github.com/gocurator/curator/internal/zkwire"
 )
 
@@ -87,5 +90,154 @@ func TestWireHoldsRepliesUntilWatchesSet(t *testing.T) {
 	}
 	if !slices.Equal(c.ops, []int32{OpReplyReleased}) || !c.gateClosed() {
 		t.Fatalf("after the bound: ops %v, gate closed %v", c.ops, c.gateClosed())
+	}
+}
+
+// watchRead is a getData request frame with its watch flag on (or off).
+func watchRead(xid int32, path string, watch bool) []byte {
+	p := binary.BigEndian.AppendUint32(nil, uint32(xid))
+	p = binary.BigEndian.AppendUint32(p, uint32(zkwire.OpGetData))
+	p = binary.BigEndian.AppendUint32(p, uint32(len(path)))
+	p = append(p, path...)
+	flag := byte(0)
+	if watch {
+		flag = 1
+	}
+	return frame(append(p, flag))
+}
+
+// The settle window, on a connection that had no watch to set again (a
+// new session): once a reply that gives go-zookeeper a watch has passed,
+// the replies after it wait for setWatches or for the end of the window,
+// measured from the connect response; without such a reply, or after the
+// window, nothing waits.
+func TestWireSettleWindow(t *testing.T) {
+	recordOps.Store(true)
+	defer recordOps.Store(false)
+	fake := clock.NewFake(time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC))
+	defer func(c clock.Clock) { settleClock = c }(settleClock)
+	settleClock = fake
+
+	stream := append(connectReply(6000), reply(5)...) // the watch read's reply
+	stream = append(stream, reply(-1)...)             // a notification passes
+	stream = append(stream, reply(6)...)              // the next reply: held
+	newConn := func(watch bool) *Conn {
+		cc := &chunkConn{data: append([]byte(nil), stream...)}
+		c := &Conn{Conn: cc, w: NewWire(Config{}), watchesSet: make(chan struct{}), setWritten: make(chan struct{})}
+		c.setSeen = true // nothing to set again at the dial
+		close(c.watchesSet)
+		for _, f := range [][]byte{connectRequestFrame(), watchRead(5, "/a", watch), request(6, zkwire.OpCreate2)} {
+			if _, err := c.Write(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return c
+	}
+	readAll := func(c *Conn) []byte {
+		var out []byte
+		buf := make([]byte, 64)
+		for {
+			n, err := c.Read(buf)
+			if n == 0 || err != nil {
+				return out
+			}
+			out = append(out, buf[:n]...)
+		}
+	}
+	ops := func(c *Conn) []int32 {
+		c.sentMu.Lock()
+		defer c.sentMu.Unlock()
+		var o []int32
+		for _, op := range c.ops {
+			if op < 0 {
+				o = append(o, op)
+			} else if op == zkwire.OpSetWatches {
+				o = append(o, op)
+			}
+		}
+		return o
+	}
+	held := func(c *Conn) func() []byte {
+		got := make(chan []byte, 1)
+		go func() { got <- readAll(c) }()
+		for i := 0; len(fake.Pending()) == 0; i++ { // the reader waits in the window
+			if i == 5000 {
+				t.Fatal("the reply after the watch read was not held")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		return func() []byte { return <-got }
+	}
+
+	// No watch read: nothing waits.
+	c := newConn(false)
+	if out := readAll(c); !bytes.Equal(out, stream) || len(ops(c)) != 0 {
+		t.Fatalf("without a watch: bytes equal %v, ops %v", bytes.Equal(out, stream), ops(c))
+	}
+
+	// go-zookeeper writes setWatches (it found the watch): the held reply
+	// goes on then.
+	c = newConn(true)
+	wait := held(c)
+	if _, err := c.Write(request(9, zkwire.OpSetWatches)); err != nil {
+		t.Fatal(err)
+	}
+	if out := wait(); !bytes.Equal(out, stream) {
+		t.Fatal("bytes changed")
+	}
+	if got := ops(c); !slices.Equal(got, []int32{zkwire.OpSetWatches, OpReplySettled}) {
+		t.Fatalf("ops %v, want setWatches, then the held reply", got)
+	}
+
+	// No setWatches (sendSetWatches had run, finding none): the reply
+	// goes on at the window's end.
+	c = newConn(true)
+	wait = held(c)
+	fake.Advance(settleWait)
+	if out := wait(); !bytes.Equal(out, stream) {
+		t.Fatal("bytes changed")
+	}
+	if got := ops(c); !slices.Equal(got, []int32{OpReplySettled}) {
+		t.Fatalf("ops %v, want the reply held to the window's end", got)
+	}
+
+	// After the window, nothing waits.
+	c = newConn(true)
+	first := make([]byte, len(connectReply(6000)))
+	if _, err := io.ReadFull(c, first); err != nil {
+		t.Fatal(err)
+	}
+	fake.Advance(settleWait)
+	if out := append(first, readAll(c)...); !bytes.Equal(out, stream) || len(ops(c)) != 0 {
+		t.Fatalf("after the window: bytes equal %v, ops %v", bytes.Equal(out, stream), ops(c))
+	}
+}
+
+// setsWatch reads the watch flag of exists, getData and getChildren, and
+// nothing else.
+func TestSetsWatch(t *testing.T) {
+	withOp := func(op int32, watch bool) []byte {
+		f := watchRead(3, "/x/y", watch)
+		binary.BigEndian.PutUint32(f[8:12], uint32(op))
+		return f
+	}
+	for _, tc := range []struct {
+		name string
+		p    []byte
+		want bool
+	}{
+		{"getData watched", withOp(zkwire.OpGetData, true), true},
+		{"getData unwatched", withOp(zkwire.OpGetData, false), false},
+		{"exists watched", withOp(zkwire.OpExists, true), true},
+		{"getChildren watched", withOp(zkwire.OpGetChildren, true), true},
+		{"getChildren2 watched", withOp(zkwire.OpGetChildren2, true), true},
+		{"create", withOp(zkwire.OpCreate2, true), false},
+		{"setWatches", withOp(zkwire.OpSetWatches, true), false},
+		{"short", withOp(zkwire.OpGetData, true)[:14], false},
+		{"path past the frame", withOp(zkwire.OpGetData, true)[:20], false},
+	} {
+		if got := setsWatch(tc.p); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -25,6 +25,10 @@ const (
 	// OpReplyEarly marks a reply to a request handed on before
 	// go-zookeeper set the watches again: what the gate prevents.
 	OpReplyEarly = -1001
+	// OpReplySettled marks a reply held back in the settle window, after
+	// a reply that gave go-zookeeper a watch on a connection that had
+	// none to set again, and then handed on.
+	OpReplySettled = -1002
 )
 
 // RecordOps turns on (or off) the log of opcodes written, which

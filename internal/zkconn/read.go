@@ -56,6 +56,9 @@ func (c *Conn) Read(p []byte) (int, error) {
 //     reads it, unsynchronised, building the setWatches request
 //     (go-zookeeper/zk#35; see the package doc). Notifications, pings and
 //     the credentials' replies pass.
+//   - On a connection with nothing to set again, once a reply that gives
+//     go-zookeeper a watch has passed, later replies wait the same way
+//     for the rest of the settle window (settleLeft).
 //   - The replies to the client's own requests (injected between
 //     go-zookeeper's, see inject), and the notifications only persistent
 //     watches asked for, are read whole and consumed (see consume): they
@@ -124,8 +127,12 @@ func (c *Conn) read(p []byte) (int, error) {
 			c.pend = append(append(c.pend, hdr[0:4]...), payload...)
 			break
 		}
-		if xid >= 0 && !c.gateClosed() {
-			c.awaitWatchesSet()
+		if xid >= 0 {
+			if !c.gateClosed() {
+				c.awaitWatchesSet()
+			} else if d := c.settleLeft(); d > 0 {
+				c.awaitSettled(d)
+			}
 		}
 		c.pend = append(c.pend, hdr[:]...)
 		break

@@ -139,7 +139,7 @@ func (w *Wire) Dialer(d zk.Dialer) zk.Dialer {
 			w.dialFailed(addr, err)
 			return nil, err
 		}
-		wc := &Conn{Conn: conn, w: w, watchesSet: make(chan struct{}), addr: addr}
+		wc := &Conn{Conn: conn, w: w, watchesSet: make(chan struct{}), setWritten: make(chan struct{}), addr: addr}
 		wc.dialAgain = func() (net.Conn, error) { return d(network, addr, timeout) }
 		if w.pw != nil && !w.retired.Load() {
 			// The server's version decides whether persistent watches
