@@ -1,11 +1,11 @@
 package framework
 
 import (
-	"context"
 	"log/slog"
 
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
+
+	"github.com/gocurator/curator/internal/zapslog"
 )
 
 // WithSlog routes the client's logs, and go-zookeeper's, to l, the standard
@@ -19,74 +19,7 @@ func WithSlog(l *slog.Logger) Option {
 		if l == nil {
 			return invalid("nil slog logger")
 		}
-		o.logger = zap.New(&slogCore{h: l.Handler()})
+		o.logger = zap.New(zapslog.New(l.Handler()))
 		return nil
 	}
-}
-
-// slogCore is a zapcore.Core that writes to a slog.Handler.
-type slogCore struct {
-	h slog.Handler // With's fields are added to it as attributes
-}
-
-func slogLevel(l zapcore.Level) slog.Level {
-	switch {
-	case l <= zapcore.DebugLevel:
-		return slog.LevelDebug
-	case l == zapcore.InfoLevel:
-		return slog.LevelInfo
-	case l == zapcore.WarnLevel:
-		return slog.LevelWarn
-	}
-	return slog.LevelError
-}
-
-// Enabled asks the handler.
-func (s *slogCore) Enabled(l zapcore.Level) bool {
-	return s.h.Enabled(context.Background(), slogLevel(l))
-}
-
-// With returns a core whose records carry fields.
-func (s *slogCore) With(fields []zapcore.Field) zapcore.Core {
-	return &slogCore{h: s.h.WithAttrs(slogAttrs(fields))}
-}
-
-// Check adds the core to ce when the level is enabled.
-func (s *slogCore) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
-	if s.Enabled(e.Level) {
-		return ce.AddCore(e, s)
-	}
-	return ce
-}
-
-// Write hands one record to the handler.
-func (s *slogCore) Write(e zapcore.Entry, fields []zapcore.Field) error {
-	r := slog.NewRecord(e.Time, slogLevel(e.Level), e.Message, 0)
-	if e.LoggerName != "" {
-		r.AddAttrs(slog.String("logger", e.LoggerName))
-	}
-	r.AddAttrs(slogAttrs(fields)...)
-	return s.h.Handle(context.Background(), r)
-}
-
-// Sync has nothing to flush: handlers write as they go.
-func (s *slogCore) Sync() error { return nil }
-
-// slogAttrs turns zap fields into attributes, through zap's own encoder so
-// that every field type (errors, durations, objects) is rendered as zap
-// would.
-func slogAttrs(fields []zapcore.Field) []slog.Attr {
-	if len(fields) == 0 {
-		return nil
-	}
-	enc := zapcore.NewMapObjectEncoder()
-	attrs := make([]slog.Attr, 0, len(fields))
-	for _, f := range fields {
-		f.AddTo(enc)
-		if v, ok := enc.Fields[f.Key]; ok {
-			attrs = append(attrs, slog.Any(f.Key, v))
-			delete(enc.Fields, f.Key)
-		}
-	}
-	return attrs
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 )
 
 // lockedBuffer is a bytes.Buffer safe for the handler's concurrent writes.
@@ -50,20 +49,6 @@ func TestWithSlog(t *testing.T) {
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("slog output lacks %q:\n%s", want, out)
-		}
-	}
-	info := slog.New(slog.NewTextHandler(&buf, nil))
-	core := &slogCore{h: info.Handler()}
-	if core.Enabled(zapcore.DebugLevel) || !core.Enabled(zapcore.ErrorLevel) || core.Sync() != nil {
-		t.Fatal("levels are not the handler's")
-	}
-	for lvl, want := range map[zapcore.Level]slog.Level{
-		zapcore.DPanicLevel: slog.LevelError,
-		zapcore.FatalLevel:  slog.LevelError,
-		zapcore.WarnLevel:   slog.LevelWarn,
-	} {
-		if got := slogLevel(lvl); got != want {
-			t.Errorf("zap %v -> slog %v, want %v", lvl, got, want)
 		}
 	}
 	if _, err := Connect(testCtx(t), server(t).ConnectString(), WithSlog(nil)); !errors.Is(err, ErrInvalidOption) {
