@@ -1,16 +1,13 @@
 package framework
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"net"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/internal/ensemble"
 )
 
 // ConfigPath is the znode where ZooKeeper (3.5+) publishes the ensemble's
@@ -20,7 +17,7 @@ const ConfigPath = "/zookeeper/config"
 // ErrBadConfig is returned for an ensemble configuration that cannot be
 // read: a server line that is not "server.<id>=<host>:<port>:<port>
 // [:role][;[<client host>:]<client port>]", or a bad version.
-var ErrBadConfig = errors.New("curator: bad ensemble configuration")
+var ErrBadConfig = ensemble.ErrBadConfig
 
 // Member is one server of the ensemble as its configuration lists it, a
 // line "server.<id>=<host>:<quorum port>:<election port>[:<role>]
@@ -50,37 +47,11 @@ type Member struct {
 // (a configured DNS name stays a name, CURATOR-638/664), or the quorum
 // host when the client address is a wildcard (0.0.0.0, ::) or absent,
 // since a wildcard only says the server listens everywhere.
-func (m Member) ClientAddr() string {
-	if m.ClientPort <= 0 {
-		return ""
-	}
-	host := m.ClientHost
-	if host == "" || isWildcard(host) {
-		host = m.Host
-	}
-	if host == "" || isWildcard(host) {
-		return ""
-	}
-	return net.JoinHostPort(host, strconv.Itoa(m.ClientPort))
-}
+func (m Member) ClientAddr() string { return ensemble.Member(m).ClientAddr() }
 
 // String returns the member's configuration line, the form Joining and
 // WithMembers take.
-func (m Member) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "server.%d=%s:%d:%d", m.ID, bracket(m.Host), m.QuorumPort, m.ElectionPort)
-	if m.Role != "" {
-		b.WriteString(":" + m.Role)
-	}
-	if m.ClientPort > 0 {
-		b.WriteString(";")
-		if m.ClientHost != "" {
-			b.WriteString(bracket(m.ClientHost) + ":")
-		}
-		b.WriteString(strconv.Itoa(m.ClientPort))
-	}
-	return b.String()
-}
+func (m Member) String() string { return ensemble.Member(m).String() }
 
 // EnsembleConfig is the ensemble's configuration, as ZooKeeper publishes it
 // at ConfigPath.
@@ -123,29 +94,14 @@ func (cfg EnsembleConfig) Member(id int64) (Member, bool) {
 // data of ConfigPath: "server.<id>=..." lines (see Member) and a
 // "version=<hex>" line; other lines are ignored. Errors wrap ErrBadConfig.
 func ParseConfig(data []byte) (EnsembleConfig, error) {
-	var cfg EnsembleConfig
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		key, value, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		switch {
-		case key == "version":
-			v, err := strconv.ParseInt(value, 16, 64)
-			if err != nil {
-				return EnsembleConfig{}, fmt.Errorf("%w: version %q", ErrBadConfig, value)
-			}
-			cfg.Version = v
-		case strings.HasPrefix(key, "server."):
-			m, err := ParseMember(line)
-			if err != nil {
-				return EnsembleConfig{}, err
-			}
-			cfg.Members = append(cfg.Members, m)
-		}
+	members, version, err := ensemble.ParseConfig(data)
+	if err != nil {
+		return EnsembleConfig{}, err
 	}
-	slices.SortFunc(cfg.Members, func(a, b Member) int { return cmp.Compare(a.ID, b.ID) })
+	cfg := EnsembleConfig{Version: version}
+	for _, m := range members {
+		cfg.Members = append(cfg.Members, Member(m))
+	}
 	return cfg, nil
 }
 
@@ -154,100 +110,8 @@ func ParseConfig(data []byte) (EnsembleConfig, error) {
 // [;[<client host>:]<client port>]". Of several quorum addresses
 // (ZooKeeper 3.6's "a|b") the first is kept. Errors wrap ErrBadConfig.
 func ParseMember(line string) (Member, error) {
-	bad := func(why string) (Member, error) {
-		return Member{}, fmt.Errorf("%w: %q: %s", ErrBadConfig, line, why)
-	}
-	key, value, ok := strings.Cut(strings.TrimSpace(line), "=")
-	if !ok || !strings.HasPrefix(key, "server.") {
-		return bad("not server.<id>=...")
-	}
-	var m Member
-	id, err := strconv.ParseInt(key[len("server."):], 10, 64)
-	if err != nil || id <= 0 {
-		return bad("bad server id")
-	}
-	m.ID = id
-	quorum, client, hasClient := strings.Cut(value, ";")
-	quorum, _, _ = strings.Cut(quorum, "|")
-	host, rest, err := splitHost(quorum)
-	if err != nil || host == "" {
-		return bad("bad quorum address")
-	}
-	m.Host = host
-	parts := strings.Split(rest, ":")
-	if len(parts) < 2 || len(parts) > 3 {
-		return bad("want host:quorumPort:electionPort[:role]")
-	}
-	if m.QuorumPort, err = port(parts[0]); err != nil {
-		return bad("quorum port: " + err.Error())
-	}
-	if m.ElectionPort, err = port(parts[1]); err != nil {
-		return bad("election port: " + err.Error())
-	}
-	m.Role = "participant"
-	if len(parts) == 3 {
-		switch parts[2] {
-		case "participant", "observer":
-			m.Role = parts[2]
-		default:
-			return bad("role " + strconv.Quote(parts[2]))
-		}
-	}
-	if !hasClient {
-		return m, nil
-	}
-	client = strings.TrimSpace(client)
-	if p, err := port(client); err == nil {
-		m.ClientPort = p
-		return m, nil
-	}
-	chost, cport, err := net.SplitHostPort(client)
-	if err != nil {
-		return bad("bad client address")
-	}
-	if m.ClientPort, err = port(cport); err != nil {
-		return bad("client port: " + err.Error())
-	}
-	m.ClientHost = chost
-	return m, nil
-}
-
-// splitHost splits "host:rest" or "[v6]:rest".
-func splitHost(s string) (host, rest string, err error) {
-	if strings.HasPrefix(s, "[") {
-		end := strings.Index(s, "]")
-		if end < 0 || len(s) < end+2 || s[end+1] != ':' {
-			return "", "", errors.New("bad bracketed host")
-		}
-		return s[1:end], s[end+2:], nil
-	}
-	host, rest, ok := strings.Cut(s, ":")
-	if !ok {
-		return "", "", errors.New("no port")
-	}
-	return host, rest, nil
-}
-
-func port(s string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > 65535 {
-		return 0, fmt.Errorf("bad port %q", s)
-	}
-	return n, nil
-}
-
-func bracket(host string) string {
-	if strings.Contains(host, ":") {
-		return "[" + host + "]"
-	}
-	return host
-}
-
-// isWildcard reports whether host is an unspecified address (0.0.0.0, ::),
-// which a server listens on but a client cannot dial.
-func isWildcard(host string) bool {
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsUnspecified()
+	m, err := ensemble.ParseMember(line)
+	return Member(m), err
 }
 
 // Config reads the ensemble's configuration from ConfigPath (Curator's

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/gocurator/curator/internal/ensemble"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -208,7 +209,7 @@ func hasMember(cfg EnsembleConfig, m Member) bool {
 	}
 	return got.Host == m.Host && got.QuorumPort == m.QuorumPort && got.ElectionPort == m.ElectionPort &&
 		got.Role == m.Role && got.ClientPort == m.ClientPort &&
-		(got.ClientHost == m.ClientHost || m.ClientHost == "" && isWildcard(got.ClientHost))
+		(got.ClientHost == m.ClientHost || m.ClientHost == "" && ensemble.IsWildcard(got.ClientHost))
 }
 
 func memberLines(ms []Member) []string {
