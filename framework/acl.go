@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/gocurator/curator/internal/telemetry/clienttel"
 	"github.com/gocurator/curator/internal/zkwire"
 )
 
@@ -58,7 +59,7 @@ func (c *Client) GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, e
 		acl  []zk.ACL
 		stat *zk.Stat
 	)
-	err := c.do(ctx, reqGetACL, func(conn *zk.Conn) error {
+	err := c.do(ctx, clienttel.OpGetACL, func(conn *zk.Conn) error {
 		a, st, err := conn.GetACL(c.full(path))
 		acl, stat = a, st
 		return err
@@ -104,7 +105,7 @@ func (c *Client) SetACL(ctx context.Context, path string, acl []zk.ACL, version 
 		stat  *zk.Stat
 		tries atomic.Int32
 	)
-	err := c.do(ctx, reqSetACL, func(conn *zk.Conn) error {
+	err := c.do(ctx, clienttel.OpSetACL, func(conn *zk.Conn) error {
 		retried := tries.Add(1) > 1
 		full := c.full(path)
 		st, err := conn.SetACL(full, acl, version)

@@ -22,10 +22,10 @@ func (c *Client) background(task func(ctx context.Context, conn *zk.Conn) error)
 	}
 	c.wg.Add(1)
 	c.mu.Unlock()
-	c.tel.backgroundStarted()
+	c.tel.BackgroundStarted()
 	go func() {
 		defer c.wg.Done()
-		defer c.tel.backgroundEnded()
+		defer c.tel.BackgroundEnded()
 		pause := retry.Pause{Base: 50 * time.Millisecond, Max: time.Second}
 		for {
 			if err := c.BlockUntilConnected(c.ctx); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/internal/clock"
 	"github.com/gocurator/curator/internal/fanout"
+	"github.com/gocurator/curator/internal/telemetry/clienttel"
 	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/retry"
 )
@@ -56,7 +57,7 @@ type core struct {
 
 	listeners *connstate.Listeners
 	events    *eventQueue
-	tel       *clientTelemetry // instruments and spans (telemetry.go)
+	tel       *clienttel.Instruments // instruments and spans (telemetry.go)
 
 	// ctx is cancelled by Close; background work (guaranteed deletes,
 	// find-and-delete of protected nodes, auth) runs under it.
@@ -394,7 +395,7 @@ func (c *Client) Close() error {
 		c.closeConn(h, connected)
 		c.wg.Wait()
 		c.listeners.Close()
-		c.tel.close()
+		c.tel.Close()
 		c.log.Debug("closed")
 	})
 	return nil

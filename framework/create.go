@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
+	"github.com/gocurator/curator/internal/telemetry/clienttel"
 	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/retry"
@@ -306,7 +307,7 @@ func (c *Client) createPlain(ctx context.Context, path string, data []byte, acl 
 		created string
 		call    createCall // what the caller and an attempt it abandons share
 	)
-	err := c.do(ctx, reqCreate, func(conn *zk.Conn) error {
+	err := c.do(ctx, clienttel.OpCreate, func(conn *zk.Conn) error {
 		// Close waits, briefly, for the reply of a create in flight
 		// (replyGate), so that a create it races is heard, not left
 		// applied unheard.
@@ -407,7 +408,7 @@ func (c *Client) abandonCreate(ctx context.Context, call *createCall, reqFull st
 		c.undoCreateInBackground(mk)
 		return
 	}
-	if err := c.do(dctx, reqCleanup, func(conn *zk.Conn) error { return c.deleteMade(conn, mk) }); err != nil {
+	if err := c.do(dctx, clienttel.OpCleanup, func(conn *zk.Conn) error { return c.deleteMade(conn, mk) }); err != nil {
 		c.undoCreateInBackground(mk)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/gocurator/curator/internal/telemetry/clienttel"
 	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/retry"
 )
@@ -94,7 +95,7 @@ func (c *Client) Delete(ctx context.Context, path string, opts ...DeleteOption) 
 	// A missing node on a retry means an earlier attempt was applied and
 	// only its reply was lost: that is success.
 	var attempts atomic.Int32
-	err := c.do(ctx, reqDelete, func(conn *zk.Conn) error {
+	err := c.do(ctx, clienttel.OpDelete, func(conn *zk.Conn) error {
 		err := c.deleteOnce(conn, path, &o)
 		if errors.Is(err, zk.ErrNoNode) && (o.quietly || attempts.Add(1) > 1) {
 			return nil

@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/internal/ensemble"
+	"github.com/gocurator/curator/internal/telemetry/clienttel"
 )
 
 // ConfigPath is the znode where ZooKeeper (3.5+) publishes the ensemble's
@@ -125,7 +126,7 @@ func (c *Client) Config(ctx context.Context) (EnsembleConfig, error) {
 		return EnsembleConfig{}, ErrNilClient
 	}
 	var data []byte
-	err := c.do(ctx, reqGet, func(conn *zk.Conn) error {
+	err := c.do(ctx, clienttel.OpGet, func(conn *zk.Conn) error {
 		d, _, err := conn.Get(ConfigPath)
 		data = d
 		return err

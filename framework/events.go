@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/internal/telemetry/clienttel"
 )
 
 // connEvent is a go-zookeeper event tagged with the connection it came from,
@@ -93,7 +94,7 @@ func (c *Client) handle(e connEvent) {
 			// A new session: go-zookeeper dropped the old one's
 			// watches and sets none again (see internal/zkconn, "The watch reset gate").
 			c.h.wire.GiveUpWatchesSet()
-			c.tel.expired(expiryServer)
+			c.tel.Expired(clienttel.ExpiryServer)
 			c.loseLocked()
 			c.startSessionLocked(sid)
 			c.setStateLocked(connstate.Reconnected)
@@ -118,7 +119,7 @@ func (c *Client) handle(e connEvent) {
 	case zk.StateExpired:
 		c.stopExpiryLocked()
 		if c.state != 0 && c.state != connstate.Lost {
-			c.tel.expired(expiryServer)
+			c.tel.Expired(clienttel.ExpiryServer)
 			c.loseLocked()
 		}
 	case zk.StateAuthFailed:
@@ -128,7 +129,7 @@ func (c *Client) handle(e connEvent) {
 
 func (c *Client) setStateLocked(s connstate.State) {
 	c.state = s
-	c.tel.stateChanged(s)
+	c.tel.StateChanged(s)
 	c.tripGuardsLocked(s)
 	c.changed.Notify()
 	c.listeners.Publish(s)
@@ -164,7 +165,7 @@ func (c *Client) checkExpiryLocked() {
 	c.log.Warn("session expired on the client side: no reply to anything sent in the session timeout",
 		zap.Int64("session", c.session), zap.Time("lastAcknowledgedSend", c.h.wire.Acked()))
 	c.stopExpiryLocked()
-	c.tel.expired(expiryClient)
+	c.tel.Expired(clienttel.ExpiryClient)
 	if c.state.IsConnected() {
 		c.setStateLocked(connstate.Suspended)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/gocurator/curator/internal/telemetry/clienttel"
 	"github.com/gocurator/curator/internal/zkwire"
 )
 
@@ -99,7 +100,7 @@ func (c *Client) multi(ctx context.Context, ops []Op) ([]zk.MultiResponse, error
 		res     []zk.MultiResponse
 		refused error // the server's refusal that came with res
 	)
-	err = c.do(ctx, reqMulti, func(conn *zk.Conn) error {
+	err = c.do(ctx, clienttel.OpMulti, func(conn *zk.Conn) error {
 		r, err := conn.Multi(reqs...)
 		if errors.Is(err, zk.ErrNoNode) && createsTop && c.prefix != "" {
 			// As Create: the namespace is made on demand (and, being a

@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
 
+	"github.com/gocurator/curator/internal/telemetry/clienttel"
 	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/retry"
 )
@@ -30,7 +31,7 @@ import (
 // ends, deletes by its protected id whatever it may have made.
 func (c *Client) createProtected(ctx context.Context, path string, data []byte, acl []zk.ACL, o *createOptions) (string, error) {
 	pc := newProtectedCall(path)
-	err := c.do(ctx, reqCreate, func(conn *zk.Conn) error {
+	err := c.do(ctx, clienttel.OpCreate, func(conn *zk.Conn) error {
 		return c.protectedAttempt(ctx, conn, pc, data, acl, o)
 	})
 	pc.mu.Lock()
@@ -122,7 +123,7 @@ func (c *Client) protectedAttempt(ctx context.Context, conn *zk.Conn, pc *protec
 			return err
 		}
 		if found != "" {
-			c.tel.recovered()
+			c.tel.Recovered()
 			pc.created, pc.foundStat = found, st
 			return nil
 		}
@@ -277,7 +278,7 @@ func (c *Client) cleanUpProtected(ctx context.Context, pc *protectedCall, pendin
 		c.findAndDeleteInBackground(pc.parent, pc.prefix)
 		return
 	}
-	if err := c.do(dctx, reqCleanup, func(conn *zk.Conn) error { return c.findAndDelete(conn, pc.parent, pc.prefix) }); err != nil {
+	if err := c.do(dctx, clienttel.OpCleanup, func(conn *zk.Conn) error { return c.findAndDelete(conn, pc.parent, pc.prefix) }); err != nil {
 		c.findAndDeleteInBackground(pc.parent, pc.prefix)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/gocurator/curator/internal/telemetry/clienttel"
 	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/internal/zkwire"
 )
@@ -23,7 +24,7 @@ func (c *Client) Exists(ctx context.Context, path string) (*zk.Stat, error) {
 		return nil, fmt.Errorf("exists %s: %w", path, err)
 	}
 	var stat *zk.Stat
-	err := c.do(ctx, reqExists, func(conn *zk.Conn) error {
+	err := c.do(ctx, clienttel.OpExists, func(conn *zk.Conn) error {
 		// zk.Conn.Exists answers true with a zero Stat when the request
 		// fails; only a successful attempt's answer counts, and a retry's
 		// "no node" must not keep an earlier attempt's stat.
@@ -58,7 +59,7 @@ func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.
 		stat *zk.Stat
 		ch   <-chan zk.Event
 	)
-	err := c.do(ctx, reqExists, func(conn *zk.Conn) error {
+	err := c.do(ctx, clienttel.OpExists, func(conn *zk.Conn) error {
 		full := c.full(path)
 		if local, undo := c.pw.OneShot(full, zkconn.KindExist); local != nil {
 			// Served by the path's persistent watch (internal/zkconn).
@@ -144,7 +145,7 @@ func (c *Client) Get(ctx context.Context, path string, opts ...GetOption) ([]byt
 		data []byte
 		stat *zk.Stat
 	)
-	err = c.do(ctx, reqGet, func(conn *zk.Conn) error {
+	err = c.do(ctx, clienttel.OpGet, func(conn *zk.Conn) error {
 		d, st, err := conn.Get(c.full(path))
 		data, stat = d, st
 		return err
@@ -200,7 +201,7 @@ func (c *Client) GetWOrdered(ctx context.Context, path string, opts ...GetOption
 		stat *zk.Stat
 		ch   <-chan zk.Event
 	)
-	err = c.do(ctx, reqGet, func(conn *zk.Conn) error {
+	err = c.do(ctx, clienttel.OpGet, func(conn *zk.Conn) error {
 		full := c.full(path)
 		if local, undo := c.pw.OneShot(full, zkconn.KindData); local != nil {
 			// Served by the path's persistent watch (internal/zkconn).
@@ -286,7 +287,7 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 		return nil, fmt.Errorf("set %s: %w", path, err)
 	}
 	var stat *zk.Stat
-	err = c.do(ctx, reqSet, func(conn *zk.Conn) error {
+	err = c.do(ctx, clienttel.OpSet, func(conn *zk.Conn) error {
 		st, err := c.setOnce(conn, path, data, version, &o)
 		stat = st
 		return err
@@ -312,7 +313,7 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat,
 		children []string
 		stat     *zk.Stat
 	)
-	err := c.do(ctx, reqChildren, func(conn *zk.Conn) error {
+	err := c.do(ctx, clienttel.OpChildren, func(conn *zk.Conn) error {
 		ch, st, err := conn.Children(c.full(path))
 		children, stat = ch, st
 		return err
@@ -340,7 +341,7 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat
 		stat     *zk.Stat
 		ch       <-chan zk.Event
 	)
-	err := c.do(ctx, reqChildren, func(conn *zk.Conn) error {
+	err := c.do(ctx, clienttel.OpChildren, func(conn *zk.Conn) error {
 		full := c.full(path)
 		if local, undo := c.pw.OneShot(full, zkconn.KindChild); local != nil {
 			// Served by the path's persistent watch (internal/zkconn).

@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/internal/ensemble"
+	"github.com/gocurator/curator/internal/telemetry/clienttel"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -130,7 +131,7 @@ func (c *Client) Reconfig(ctx context.Context, opts ...ReconfigOption) (Ensemble
 		data     []byte
 		attempts int
 	)
-	err := c.do(ctx, reqReconfig, func(conn *zk.Conn) error {
+	err := c.do(ctx, clienttel.OpReconfig, func(conn *zk.Conn) error {
 		attempts++
 		var err error
 		if o.full {

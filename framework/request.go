@@ -16,36 +16,18 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
+	"github.com/gocurator/curator/internal/telemetry/clienttel"
 	"github.com/gocurator/curator/retry"
 )
 
 // do runs op as doRetry does, measuring it: its duration by operation and
 // result, and, under a span that records, a child span.
-func (c *Client) do(ctx context.Context, req reqKind, op func(conn *zk.Conn) error) error {
-	t := c.tel
-	start := time.Now()
-	var span trace.Span
-	if parent := trace.SpanFromContext(ctx); parent.IsRecording() {
-		ctx, span = t.tracer.Start(ctx, t.spanNames[req], t.spanOpts[req]...)
-	}
+func (c *Client) do(ctx context.Context, req clienttel.Op, op func(conn *zk.Conn) error) error {
+	ctx, m := c.tel.Start(ctx, req)
 	err := c.doRetry(ctx, req, op)
-	res := resultOf(err)
-	mctx := ctx
-	if mctx == nil {
-		mctx = context.Background()
-	}
-	t.requests.Record(mctx, time.Since(start).Seconds(), t.reqOpts[req][res]...)
-	if span != nil {
-		if err != nil {
-			span.SetStatus(codes.Error, resultNames[res])
-			span.SetAttributes(attrResult.String(resultNames[res]))
-		}
-		span.End()
-	}
+	m.End(ctx, resultOf(err))
 	return err
 }
 
@@ -115,7 +97,7 @@ func (h *handle) readyConn() (*zk.Conn, error) {
 // protected one whatever its id names; a set, a delete, an ACL change and
 // a transaction stand, and their docs say so. Operations call doRetry
 // through do, which measures it (telemetry.go).
-func (c *Client) doRetry(ctx context.Context, req reqKind, op func(conn *zk.Conn) error) error {
+func (c *Client) doRetry(ctx context.Context, req clienttel.Op, op func(conn *zk.Conn) error) error {
 	if ctx == nil {
 		return invalid("nil context")
 	}
@@ -146,7 +128,7 @@ func (c *Client) doRetry(ctx context.Context, req reqKind, op func(conn *zk.Conn
 			first = nil
 			return err
 		}
-		c.tel.retried(ctx, req)
+		c.tel.Retried(ctx, req)
 		return c.attempt(ctx, rctx, op)
 	})
 	if err != nil && ctx.Err() == nil && c.isClosed() {

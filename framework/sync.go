@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/gocurator/curator/internal/telemetry/clienttel"
 	"github.com/gocurator/curator/internal/zkwire"
 )
 
@@ -28,7 +29,7 @@ func (c *Client) Sync(ctx context.Context, path string) error {
 	if err := c.checkSize("sync", zkwire.ReadSize(c.full(path)), 0); err != nil {
 		return fmt.Errorf("sync %s: %w", path, err)
 	}
-	err := c.do(ctx, reqSync, func(conn *zk.Conn) error {
+	err := c.do(ctx, clienttel.OpSync, func(conn *zk.Conn) error {
 		_, err := conn.Sync(c.full(path))
 		return err
 	})

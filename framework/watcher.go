@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/internal/telemetry/clienttel"
 	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/internal/zkwire"
 )
@@ -252,7 +253,7 @@ func (w *Watcher) subscribe(ctx context.Context) (bool, error) {
 	// The attempt may still run when do returns at ctx's end: fallback is
 	// shared with it.
 	var fallback atomic.Bool
-	err := c.do(ctx, reqWatch, func(*zk.Conn) error {
+	err := c.do(ctx, clienttel.OpWatch, func(*zk.Conn) error {
 		fallback.Store(false)
 		wc := c.liveWire()
 		if wc == nil {

@@ -1,4 +1,4 @@
-package framework
+package clienttel
 
 import (
 	"context"
@@ -18,6 +18,10 @@ import (
 	"github.com/gocurator/curator/internal/telemetry"
 )
 
+// testScope is the instrumentation scope of the tests' instruments
+// (framework's is its ScopeName).
+const testScope = "github.com/gocurator/curator/internal/telemetry/clienttel/test"
+
 // The client's metrics and spans are read back through OpenTelemetry's SDK
 // by the tests in the telemetrytests module (telemetrytests/framework:
 // TestTelemetryClient, TestTelemetryZeroAtConnect), so that the library's
@@ -30,7 +34,7 @@ import (
 // telemetrytests check a zero series of each, and the connection-state
 // gauge's every state, from that table.
 func TestTelemetryNamesAreDocumented(t *testing.T) {
-	doc, err := os.ReadFile("../docs/observability.md")
+	doc, err := os.ReadFile("../../../docs/observability.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +42,7 @@ func TestTelemetryNamesAreDocumented(t *testing.T) {
 		attr string
 		want []string
 	}{
-		{"curator.operation", reqNames[:]},
+		{"curator.operation", opNames[:]},
 		{"curator.state", stateNames[connstate.Connected:]},
 	} {
 		if got := docValues(string(doc), tt.attr); !slices.Equal(got, tt.want) {
@@ -53,15 +57,15 @@ func TestTelemetryNamesAreDocumented(t *testing.T) {
 // carries no version of its dependencies to report.
 func TestTelemetryScopeVersion(t *testing.T) {
 	scopes := &scopeRecorder{meters: map[string]string{}, tracers: map[string]string{}}
-	ct := newClientTelemetry(&options{meterProvider: scopeMeters{r: scopes}, tracerProvider: scopeTracers{r: scopes}})
-	defer ct.close()
+	ct := New(scopeMeters{r: scopes}, scopeTracers{r: scopes}, testScope)
+	defer ct.Close()
 	want := telemetry.Version()
 	if want == "" {
 		t.Fatal("the library's version is empty in its own tests")
 	}
 	for kind, got := range map[string]map[string]string{"meter": scopes.meters, "tracer": scopes.tracers} {
-		if v, ok := got[ScopeName]; !ok || v != want {
-			t.Errorf("%s scope %s: version %q (made: %v), want %q", kind, ScopeName, v, ok, want)
+		if v, ok := got[testScope]; !ok || v != want {
+			t.Errorf("%s scope %s: version %q (made: %v), want %q", kind, testScope, v, ok, want)
 		}
 	}
 }
@@ -112,11 +116,11 @@ func docValues(doc, attr string) []string {
 	return nil
 }
 
-// BenchmarkTelemetryRequestOverhead measures what do adds to a request
+// BenchmarkTelemetryRequestOverhead measures what framework's do adds to a request
 // when nothing is configured (the global providers, no SDK, no span in the
 // context): the clock, the span check, the result and the measurement.
 func BenchmarkTelemetryRequestOverhead(b *testing.B) {
-	t := newClientTelemetry(&options{})
+	t := New(nil, nil, testScope)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for range b.N {
@@ -124,7 +128,7 @@ func BenchmarkTelemetryRequestOverhead(b *testing.B) {
 		if trace.SpanFromContext(ctx).IsRecording() {
 			b.Fatal("a recording span in a background context")
 		}
-		res := resultOf(nil)
-		t.requests.Record(ctx, time.Since(start).Seconds(), t.reqOpts[reqGet][res]...)
+		res := ResultOf(nil)
+		t.requests.Record(ctx, time.Since(start).Seconds(), t.reqOpts[OpGet][res]...)
 	}
 }
