@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/gocurator/curator/cmd/internal/javabench"
 	"github.com/gocurator/curator/recipes/discovery"
 )
@@ -87,7 +89,7 @@ func RunDiscoveryRounds(ctx context.Context, servers, server string, s Discovery
 		if rounds > 1 {
 			logf("discovery, RTT %v: round %d of %d", rtt, round+1, rounds)
 		}
-		runs := []func(context.Context, string, string, string, DiscoverySettings) (DiscoveryResult, error){RunOurDiscovery}
+		runs := []func(context.Context, string, string, string, DiscoverySettings) (DiscoveryResult, error){RunOurDiscovery, RunRawDiscovery}
 		if curator {
 			runs = append(runs, RunCuratorDiscovery)
 		}
@@ -143,6 +145,80 @@ func RunOurDiscovery(ctx context.Context, servers, server, base string, s Discov
 	r.ChurnPerSec = float64(s.Churn) / elapsed.Seconds()
 	r.ChurnReads, r.ChurnWrites = perInstance(server, c0, cerr, s.Churn+warm)
 	return r, nil
+}
+
+// RunRawDiscovery is the churn's floor: go-zookeeper alone, each instance
+// one create of its node (the same JSON as ours, under the same parent)
+// and one delete, by as many goroutines on one session. It watches
+// nothing, checks no owner and re-registers nothing: what any client's
+// register and unregister cost at least, two round trips. It has no
+// picks.
+func RunRawDiscovery(ctx context.Context, servers, server, base string, s DiscoverySettings) (DiscoveryResult, error) {
+	r := DiscoveryResult{Impl: ImplRaw, PickAllocs: -1}
+	conn, err := DialZK(ctx, servers)
+	if err != nil {
+		return r, err
+	}
+	defer conn.Close()
+	parent := base + "/churn"
+	for _, p := range []string{"/curatorbench", base, parent} {
+		if _, err := conn.Create(p, nil, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return r, fmt.Errorf("create %s: %w", p, err)
+		}
+	}
+	c0, cerr := ReadServerCounters(server)
+	warm := max(s.Churn/10, s.Workers)
+	if _, err := rawChurn(ctx, conn, parent, "w", warm, s.Workers); err != nil {
+		return r, err
+	}
+	elapsed, err := rawChurn(ctx, conn, parent, "c", s.Churn, s.Workers)
+	if err != nil {
+		return r, err
+	}
+	r.ChurnPerSec = float64(s.Churn) / elapsed.Seconds()
+	r.ChurnReads, r.ChurnWrites = perInstance(server, c0, cerr, s.Churn+warm)
+	for _, p := range []string{parent, base} {
+		_ = conn.Delete(p, -1)
+	}
+	return r, nil
+}
+
+// rawChurn creates and deletes n ephemeral instance nodes under parent,
+// workers at a time, and returns how long it took.
+func rawChurn(ctx context.Context, conn *zk.Conn, parent, prefix string, n, workers int) (time.Duration, error) {
+	var (
+		next  atomic.Int64
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	t0 := time.Now()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+				inst := churnInstance(prefix, i)
+				data, err := inst.MarshalJSON()
+				path := parent + "/" + inst.ID
+				if err == nil {
+					_, err = conn.Create(path, data, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+				}
+				if err == nil {
+					err = conn.Delete(path, -1)
+				}
+				if err != nil {
+					mu.Lock()
+					first = cmpOr(first, err)
+					mu.Unlock()
+					next.Store(int64(n))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(t0), cmpOr(first, ctx.Err())
 }
 
 // perInstance divides what server's counters grew by since c0 by n; -1
@@ -343,6 +419,7 @@ func WriteDiscovery(w io.Writer, rounds int, rep *DiscoveryReport) {
 	fmt.Fprintf(w, "# churn = instances registered then unregistered per second: %d instances by %d goroutines (Java: threads) on one session, after a tenth as many unmeasured;\n",
 		s.Churn, s.Workers)
 	fmt.Fprintln(w, "#   reads, writes = requests the server answered per instance (mntr), the warm-up included")
+	fmt.Fprintln(w, "# go-zookeeper raw = the churn's floor: a create and a delete per instance, nothing watched or checked")
 	for _, t := range rep.Tables {
 		fmt.Fprintln(w)
 		rtt := "0 (direct)"
@@ -365,14 +442,18 @@ func WriteDiscovery(w io.Writer, rounds int, rep *DiscoveryReport) {
 				allocs = fmt.Sprintf("%.2f", r.PickAllocs)
 			}
 			vs := "-"
-			if r.Impl == ImplOurs {
+			if r.Impl == ImplOurs || r.Impl == ImplRaw {
 				for _, c := range t.Rows {
 					if c.Impl == ImplCurator && c.Error == "" && c.ChurnPerSec > 0 {
 						vs = fmt.Sprintf("%.2fx", r.ChurnPerSec/c.ChurnPerSec)
 					}
 				}
 			}
-			fmt.Fprintf(w, "%s | %.1f | %s | %.1f | %.0f | %s | %s | %s\n", r.Impl, r.PickNs, allocs, r.PickBytes, r.ChurnPerSec, vs,
+			pick, bytes := fmt.Sprintf("%.1f", r.PickNs), fmt.Sprintf("%.1f", r.PickBytes)
+			if r.Impl == ImplRaw { // the churn's floor: no picks
+				pick, bytes = "-", "-"
+			}
+			fmt.Fprintf(w, "%s | %s | %s | %s | %.0f | %s | %s | %s\n", r.Impl, pick, allocs, bytes, r.ChurnPerSec, vs,
 				perInstanceCell(r.ChurnReads), perInstanceCell(r.ChurnWrites))
 		}
 	}

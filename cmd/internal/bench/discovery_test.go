@@ -70,3 +70,22 @@ func TestRunOurDiscovery(t *testing.T) {
 		}
 	}
 }
+
+// The churn's floor: a create and a delete per instance, nothing left.
+func TestRunRawDiscovery(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	base := "/curatorbench/discovery-raw-" + testkit.Unique(t)
+	s := DiscoverySettings{Instances: 1, Picks: 1, Churn: 40, Workers: 4}
+	r, err := RunRawDiscovery(ctx, zkAddr, zkAddr, base, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Impl != ImplRaw || r.ChurnPerSec <= 0 || r.ChurnWrites < 2 {
+		t.Fatalf("result %+v", r)
+	}
+	c := testkit.Connect(t, zkAddr, "")
+	if st, err := c.Exists(ctx, base); err != nil || st != nil {
+		t.Fatalf("%s left behind: %v %v", base, st, err)
+	}
+}
