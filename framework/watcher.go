@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/internal/oneshot"
 	"github.com/gocurator/curator/internal/telemetry/clienttel"
 	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/internal/zkwire"
@@ -582,11 +582,7 @@ func (w *Watcher) startFallback(strict bool) <-chan struct{} {
 	w.fallback = true
 	w.armed = make(chan struct{})
 	w.wg.Add(1)
-	if w.recursive {
-		go w.runTreeFallback(w.armed, strict)
-	} else {
-		go w.runFallback(w.armed, strict)
-	}
+	go w.runFallback(w.armed, strict)
 	return w.armed
 }
 
@@ -598,156 +594,56 @@ func (w *Watcher) failArming(err error) {
 	w.mu.Unlock()
 }
 
-// runFallback watches the node with one-shot watches, set again after
-// each event: an exists watch (creation, deletion, data) and, while the
-// node exists, a children watch. A one-shot watch misses what happens
-// between its event and the next watch, so the events are not taken from
-// the watches' own: each read that sets a watch again is compared with
-// the last (czxid, mzxid, pzxid), and what changed is reported. It runs
-// until the Watcher ends.
-//
-// exists needs no permission, getChildren needs READ: on a node the
-// client may not read only the exists watch can be set. Waiting for a
-// state change before trying the children watch again would wait for
-// ever (no reconnection grants the permission), and the exists watch
-// would never be set again either; so the node is watched by its exists
-// watch alone (its Pzxid still shows children changes at its next
-// event), and the children watch is tried again after each event. Only
-// Watch's own first arming (strict) fails instead, with zk.ErrNoAuth.
+// runFallback serves the Watcher with one-shot watches (internal/oneshot)
+// until it ends, queueing a WatchResync at every reconnection.
 func (w *Watcher) runFallback(armed chan struct{}, strict bool) {
 	defer w.wg.Done()
 	arm := sync.OnceFunc(func() { close(armed) })
 	defer arm()
-	ctx, end, cancel := w.fallbackContext()
-	defer cancel()
-	f := &fallback{w: w}
 	defer w.resyncOnReconnect()()
-	defer f.giveBack()
-	for !ended(end) {
-		changed := w.c.StateChanged()
-		refused, err := f.set(ctx, strict)
-		if refused != nil {
-			w.failArming(refused)
-			return
-		}
-		if err != nil {
-			if !w.pause(end, changed) {
-				return
-			}
-			continue
-		}
-		arm()
-		strict = false
-		select {
-		case <-f.existsCh:
-			f.existsCh = nil
-			f.unreadable = false // its permission may have changed: try again
-		case <-f.childCh:
-			f.childCh = nil
-		case <-changed:
-		case <-end:
-			return
-		}
+	o := oneshot.Watch{
+		Client: oneshotClient{w.c}, Path: w.path, Strict: strict,
+		Emit: w.oneShotEvent, Armed: arm, Refused: w.failArming,
+	}
+	if w.recursive {
+		o.RunTree(w.c.ctx, w.stop)
+	} else {
+		o.RunNode(w.c.ctx, w.stop)
 	}
 }
 
-// fallback is one run of a Watcher's fallback: the one-shot watches it
-// holds on the node and what it last read of it.
-type fallback struct {
-	w                 *Watcher
-	existsCh, childCh <-chan zk.Event
-	last              *zk.Stat // nil: the node is missing
-	known             bool     // last is a read's, not a guess
-	unreadable        bool     // the children watch was refused
+// oneShotTypes are the Watcher's event types of oneshot's.
+var oneShotTypes = [...]WatchEventType{
+	oneshot.Created:         WatchCreated,
+	oneshot.Deleted:         WatchDeleted,
+	oneshot.DataChanged:     WatchDataChanged,
+	oneshot.ChildrenChanged: WatchChildrenChanged,
 }
 
-// see takes in a read of the node, reporting what changed since the last.
-func (f *fallback) see(st *zk.Stat) {
-	if f.known {
-		f.w.diff(f.last, st)
-	}
-	f.last, f.known = st, true
+// oneShotEvent queues what the one-shot watches saw.
+func (w *Watcher) oneShotEvent(ev oneshot.Event) {
+	w.queue(WatchEvent{Type: oneShotTypes[ev.Type], Path: ev.Path, Zxid: ev.Zxid})
 }
 
-// set sets the one-shot watches that are not set, reading the node as it
-// does. refused is a strict Watcher's refused children watch, which ends
-// the fallback; err is a failure to try again after a pause.
-func (f *fallback) set(ctx context.Context, strict bool) (refused, err error) {
-	c, path := f.w.c, f.w.path
-	if f.existsCh == nil {
-		stat, ch, err := c.ExistsW(ctx, path)
-		if err != nil {
-			return nil, err
-		}
-		f.existsCh = ch
-		f.see(stat)
-	}
-	if f.last == nil || f.childCh != nil || f.unreadable {
-		return nil, nil
-	}
-	_, stat, ch, err := c.ChildrenW(ctx, path)
-	switch {
-	case err == nil:
-		f.childCh = ch
-		f.see(stat)
-	case errors.Is(err, zk.ErrNoNode):
-		f.see(nil)
-	case errors.Is(err, zk.ErrNoAuth) && strict:
-		return err, nil
-	case errors.Is(err, zk.ErrNoAuth):
-		f.unreadable = true
-		// The children watch that fired (if one did) is not set again;
-		// the node's stat still shows the change.
-		if stat, err := c.Exists(ctx, path); err == nil {
-			f.see(stat)
-		}
-	default:
-		return nil, err
-	}
-	return nil, nil
+// oneshotClient is the client as internal/oneshot reads it.
+type oneshotClient struct{ *Client }
+
+func (c oneshotClient) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
+	return c.Client.GetW(ctx, path)
 }
 
-// giveBack removes the one-shot watches still set: they stay on the
-// server until they fire, and an exists watch on a missing node could
-// wait for ever.
-func (f *fallback) giveBack() {
-	if f.w.c.isClosed() {
-		return
-	}
-	uctx, cancel := context.WithTimeout(context.Background(), unwatchTimeout)
-	defer cancel()
-	if f.existsCh != nil {
-		_ = f.w.c.Unwatch(uctx, f.w.path, ExistWatch)
-	}
-	if f.childCh != nil {
-		_ = f.w.c.Unwatch(uctx, f.w.path, ChildWatch)
-	}
+// oneShotKinds are Unwatch's kinds of oneshot's.
+var oneShotKinds = [...]WatchKind{
+	oneshot.DataWatch:  DataWatch,
+	oneshot.ExistWatch: ExistWatch,
+	oneshot.ChildWatch: ChildWatch,
 }
 
-// diff reports what changed between two reads of the node.
-func (w *Watcher) diff(old, cur *zk.Stat) {
-	switch {
-	case old == nil && cur == nil:
-	case old == nil:
-		w.queue(WatchEvent{Type: WatchCreated, Path: w.path, Zxid: cur.Czxid})
-	case cur == nil:
-		w.queue(WatchEvent{Type: WatchDeleted, Path: w.path})
-	case cur.Czxid != old.Czxid:
-		w.queue(WatchEvent{Type: WatchDeleted, Path: w.path})
-		w.queue(WatchEvent{Type: WatchCreated, Path: w.path, Zxid: cur.Czxid})
-	default:
-		if cur.Mzxid != old.Mzxid {
-			w.queue(WatchEvent{Type: WatchDataChanged, Path: w.path, Zxid: cur.Mzxid})
-		}
-		if cur.Pzxid != old.Pzxid {
-			w.queue(WatchEvent{Type: WatchChildrenChanged, Path: w.path, Zxid: cur.Pzxid})
-		}
-	}
+func (c oneshotClient) Unwatch(ctx context.Context, path string, kind oneshot.Kind) error {
+	return c.Client.Unwatch(ctx, path, oneShotKinds[kind])
 }
 
-// unwatchTimeout bounds the removal of a fallback Watcher's one-shot
-// watches when it ends.
-const unwatchTimeout = 5 * time.Second
+func (c oneshotClient) Closed() bool { return c.isClosed() }
 
 // resyncOnReconnect queues a WatchResync at every reconnection (from a
 // state listener: ordered, none missed while the fallback is busy) and
@@ -763,49 +659,4 @@ func (w *Watcher) resyncOnReconnect() (stop func()) {
 			lost = false
 		}
 	})
-}
-
-// pause waits for a state change before trying again, false if the
-// Watcher ended.
-func (w *Watcher) pause(end <-chan struct{}, changed <-chan struct{}) bool {
-	select {
-	case <-changed:
-		return true
-	case <-end:
-		return false
-	}
-}
-
-// fallbackContext returns the context of a fallback's requests and a
-// channel closed when the Watcher ends. The context outlives the end by
-// up to unwatchTimeout (or until the client closes, or cancel): a request
-// in flight then completes, so that the watch it set is known and given
-// back, rather than being abandoned half-way with its watch set.
-func (w *Watcher) fallbackContext() (context.Context, <-chan struct{}, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(w.c.ctx)
-	end := make(chan struct{})
-	go func() {
-		select {
-		case <-w.stop:
-		case <-ctx.Done():
-		}
-		close(end)
-		t := time.NewTimer(unwatchTimeout)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-		}
-		cancel()
-	}()
-	return ctx, end, cancel
-}
-
-func ended(end <-chan struct{}) bool {
-	select {
-	case <-end:
-		return true
-	default:
-		return false
-	}
 }
