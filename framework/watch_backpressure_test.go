@@ -34,9 +34,7 @@ func TestWatchSlowConsumerKeepsOrder(t *testing.T) {
 				t.Fatal(err)
 			}
 			eventually(t, testTimeout, "the first event taken", func() (bool, error) {
-				w.mu.Lock()
-				defer w.mu.Unlock()
-				return len(w.pending) == 0, nil
+				return w.q.Len() == 0, nil
 			})
 			if _, err := other.Set(ctx, "/r/p", []byte("1"), -1); err != nil {
 				t.Fatal(err)
@@ -87,12 +85,10 @@ func TestWatchBlockedConsumerBounded(t *testing.T) {
 			defer w.Close()
 			bounded := func(when string) {
 				t.Helper()
-				w.mu.Lock()
-				defer w.mu.Unlock()
 				// /r/open, /r/marker (expire's), the resync; one more
 				// path may be in the hand of the goroutine feeding Events.
-				if len(w.pending) > 4 || len(w.order) > 2*len(w.pending)+64 {
-					t.Fatalf("%s: %d events pending at %d places", when, len(w.pending), len(w.order))
+				if n, places := w.q.Len(), w.q.Places(); n > 4 || places > 2*n+64 {
+					t.Fatalf("%s: %d events pending at %d places", when, n, places)
 				}
 			}
 			for i := range 5 {

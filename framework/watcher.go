@@ -12,6 +12,7 @@ import (
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/internal/oneshot"
 	"github.com/gocurator/curator/internal/telemetry/clienttel"
+	"github.com/gocurator/curator/internal/watchq"
 	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/internal/zkwire"
 )
@@ -100,19 +101,12 @@ type Watcher struct {
 	sub       *zkconn.Subscriber
 
 	out  chan WatchEvent
-	wake chan struct{} // buffered: an event was queued
-	stop chan struct{} // closed by Close
-	done chan struct{} // closed when the Watcher has ended
+	q    *watchq.Queue[WatchEvent] // pending events, resync and Sync markers
+	stop chan struct{}             // closed by Close
+	done chan struct{}             // closed when the Watcher has ended
 	wg   sync.WaitGroup
 
 	mu       sync.Mutex
-	order    []queuedKey                  // places of pending events, oldest first
-	dead     int                          // places in order whose event moved on
-	seq      uint64                       // the last place given
-	epoch    uint64                       // Sync markers queued: see pendingKey
-	pending  map[pendingKey]*pendingEvent // path events, the resync and Sync markers
-	synced   map[string]chan struct{}     // by sync key: closed once its marker is received
-	syncSeq  uint64
 	fallback bool          // served by one-shot watches
 	armed    chan struct{} // closed once the one-shot watches are first set
 	armErr   error         // why Watch's own first arming failed (zk.ErrNoAuth)
@@ -121,31 +115,17 @@ type Watcher struct {
 	stopOnce sync.Once
 }
 
-// resyncKey is the pending queue's key of the resync marker: no path.
-const resyncKey = "\x00resync"
-
-// pendingKey is the key of a pending event: its path (resyncKey, a Sync
-// key) and, for a path event, the number of Sync markers queued before it.
-// A path's events coalesce within an epoch only: a coalesced event moves
-// to the end, and must not move behind a Sync marker queued after its
-// first event, or Sync would return before the consumer heard of a
-// change committed before it.
-type pendingKey struct {
-	key   string
-	epoch uint64
-}
-
-// queuedKey is a place in the pending queue: the event of key whose seq
-// it is; a place whose event has moved on (coalesced, queued later) is
-// skipped.
-type queuedKey struct {
-	key pendingKey
-	seq uint64
-}
-
-type pendingEvent struct {
-	ev  WatchEvent
-	seq uint64
+// newWatchQueue returns a Watcher's queue: a path's events coalesce into
+// the last, flagged Coalesced; resync markers merge, NewSession if any is.
+func newWatchQueue() *watchq.Queue[WatchEvent] {
+	return watchq.New(func(old, cur WatchEvent) WatchEvent {
+		cur.NewSession = old.NewSession || cur.NewSession
+		cur.Coalesced = true
+		return cur
+	}, func(old, cur WatchEvent) WatchEvent {
+		old.NewSession = old.NewSession || cur.NewSession
+		return old
+	})
 }
 
 // Watch starts watching path: the node (its creation, deletion, data and
@@ -199,11 +179,10 @@ func (c *Client) Watch(ctx context.Context, path string, opts ...WatchOption) (*
 	}
 	w := &Watcher{
 		c: c, path: path, full: full, recursive: o.recursive,
-		out:     make(chan WatchEvent),
-		wake:    make(chan struct{}, 1),
-		stop:    make(chan struct{}),
-		done:    make(chan struct{}),
-		pending: map[pendingKey]*pendingEvent{},
+		out:  make(chan WatchEvent),
+		q:    newWatchQueue(),
+		stop: make(chan struct{}),
+		done: make(chan struct{}),
 	}
 	w.sub = &zkconn.Subscriber{Recursive: o.recursive, Event: w.event, Resync: w.resync}
 	fallback := o.oneShot
@@ -339,97 +318,18 @@ func (w *Watcher) Close() error {
 	return nil
 }
 
-// queue adds an event, coalescing it with a pending one of its path. It
-// never blocks (it runs on go-zookeeper's receive goroutine). A coalesced
-// event takes the place of the last event it stands for, at the end:
-// left at the first's place it would jump ahead of events queued in
-// between, a parent's deletion ahead of its child's. A resync marker
-// stays at the first's place instead: the consumer reads everything
-// again when it gets it, after every reconnection it stands for, and it
-// must stay ahead of the Sync markers queued after it.
+// queue adds an event (see internal/watchq). It never blocks (it runs on
+// go-zookeeper's receive goroutine). A path's events coalesce into the
+// last, at its place; a resync marker stays at the first's place, since
+// the consumer reads everything again when it gets it, after every
+// reconnection it stands for, and it must stay ahead of the Sync markers
+// queued after it.
 func (w *Watcher) queue(ev WatchEvent) {
-	key := pendingKey{key: ev.Path}
 	if ev.Type == WatchResync {
-		key = pendingKey{key: resyncKey}
-	}
-	w.mu.Lock()
-	if p := w.pending[key]; p != nil && ev.Type == WatchResync {
-		p.ev.NewSession = p.ev.NewSession || ev.NewSession
-		w.mu.Unlock()
-		w.signal()
+		w.q.Merge("", ev)
 		return
 	}
-	if ev.Type != WatchResync {
-		key.epoch = w.epoch
-	}
-	w.seq++
-	if p := w.pending[key]; p != nil {
-		newSession := p.ev.NewSession || ev.NewSession
-		p.ev = ev
-		p.ev.NewSession = newSession
-		p.ev.Coalesced = ev.Type != WatchResync
-		p.seq = w.seq
-		w.dead++
-	} else {
-		w.pending[key] = &pendingEvent{ev: ev, seq: w.seq}
-	}
-	w.order = append(w.order, queuedKey{key, w.seq})
-	w.compactLocked()
-	w.mu.Unlock()
-	w.signal()
-}
-
-func (w *Watcher) signal() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
-}
-
-// compactLocked drops the places of events that moved on once they are
-// the larger part of the queue: the queue stays within twice the pending
-// events (and 64), whatever the number of changes.
-func (w *Watcher) compactLocked() {
-	if w.dead < 64 || w.dead < len(w.order)/2 {
-		return
-	}
-	live := make([]queuedKey, 0, len(w.order)-w.dead)
-	for _, q := range w.order {
-		if p := w.pending[q.key]; p != nil && p.seq == q.seq {
-			live = append(live, q)
-		}
-	}
-	w.order, w.dead = live, 0
-}
-
-// next takes the oldest pending event, and the channel to close once a
-// Sync marker is received.
-func (w *Watcher) next() (WatchEvent, chan struct{}, bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var key pendingKey
-	for {
-		if len(w.order) == 0 {
-			w.order, w.dead = nil, 0 // let the array go
-			return WatchEvent{}, nil, false
-		}
-		q := w.order[0]
-		w.order[0] = queuedKey{}
-		w.order = w.order[1:]
-		if p := w.pending[q.key]; p != nil && p.seq == q.seq {
-			key = q.key
-			break
-		}
-		w.dead--
-	}
-	if len(w.order) == 0 {
-		w.order = nil
-	}
-	ev := w.pending[key].ev
-	delete(w.pending, key)
-	received := w.synced[key.key]
-	delete(w.synced, key.key)
-	return ev, received, true
+	w.q.Add(ev.Path, ev)
 }
 
 // Sync returns once the consumer has received from Events every change
@@ -456,28 +356,14 @@ func (w *Watcher) Sync(ctx context.Context) error {
 	// Notifications are routed to the Watcher on the receive path, before
 	// the sync's reply is read: every change committed before the sync is
 	// queued by now.
-	received := make(chan struct{})
 	w.mu.Lock()
 	if w.fallback {
 		w.mu.Unlock()
 		return fmt.Errorf("watcher %s: sync: %w", w.path, ErrNotPersistent)
 	}
-	w.syncSeq++
-	key := fmt.Sprintf("\x00sync%d", w.syncSeq)
-	if w.synced == nil {
-		w.synced = map[string]chan struct{}{}
-	}
-	w.synced[key] = received
-	w.seq++
-	pk := pendingKey{key: key}
-	w.pending[pk] = &pendingEvent{ev: WatchEvent{Type: WatchSynced, Path: w.path}, seq: w.seq}
-	w.order = append(w.order, queuedKey{pk, w.seq})
-	w.epoch++ // events after the marker do not coalesce with those before
+	// Events after the marker do not coalesce with those before.
+	received := w.q.Mark(WatchEvent{Type: WatchSynced, Path: w.path})
 	w.mu.Unlock()
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
 	select {
 	case <-received:
 		return nil
@@ -526,10 +412,10 @@ func (w *Watcher) run(ctx context.Context) {
 	defer close(w.out)
 	defer w.c.pw.Unsubscribe(w.full, w.sub)
 	for {
-		ev, received, ok := w.next()
+		ev, received, ok := w.q.Next()
 		if !ok {
 			select {
-			case <-w.wake:
+			case <-w.q.Wake():
 				continue
 			case <-w.stop:
 				return

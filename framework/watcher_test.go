@@ -641,13 +641,9 @@ func TestWatchSlowConsumerCoalesces(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, testTimeout, "the end marker queued", func() (bool, error) {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		return w.pending[pendingKey{key: "/q/end"}] != nil, nil
+		return w.q.Has("/q/end"), nil
 	})
-	w.mu.Lock()
-	queued := len(w.pending)
-	w.mu.Unlock()
+	queued := w.q.Len()
 	t.Logf("%d events queued for %d changes on %d paths", queued, 2+paths*(sets+1), paths+2)
 	// /q and its p0..p4 creations, one event each, and the end marker;
 	// one may be in the hand of the goroutine feeding Events.
@@ -690,75 +686,36 @@ func TestWatchUnderChroot(t *testing.T) {
 	awaitServerWatches(t, server(t).Addr(), c, root+"/ns/a")
 }
 
-// The queue coalesces per path, at the place of the last event (a
-// coalesced event never jumps ahead of events queued after the first it
-// stands for), and merges resync markers.
+// The Watcher's queue (internal/watchq, tested there) flags a path's
+// coalesced event and merges resync markers, NewSession if any is; a
+// Sync marker is a barrier neither a later change of a path nor a resync
+// crosses.
 func TestWatchQueue(t *testing.T) {
-	tests := []struct {
-		name string
-		in   []WatchEvent
-		want []WatchEvent
-	}{
-		{"in order", []WatchEvent{{Type: WatchCreated, Path: "/a"}, {Type: WatchCreated, Path: "/b"}},
-			[]WatchEvent{{Type: WatchCreated, Path: "/a"}, {Type: WatchCreated, Path: "/b"}}},
-		{"coalesced at the last's place", []WatchEvent{{Type: WatchCreated, Path: "/a"}, {Type: WatchCreated, Path: "/b"}, {Type: WatchDataChanged, Path: "/a", Zxid: 9}},
-			[]WatchEvent{{Type: WatchCreated, Path: "/b"}, {Type: WatchDataChanged, Path: "/a", Zxid: 9, Coalesced: true}}},
-		{"deepest first kept", []WatchEvent{{Type: WatchDataChanged, Path: "/p"}, {Type: WatchDeleted, Path: "/p/c"}, {Type: WatchDeleted, Path: "/p"}},
-			[]WatchEvent{{Type: WatchDeleted, Path: "/p/c"}, {Type: WatchDeleted, Path: "/p", Coalesced: true}}},
-		{"resyncs merge in place", []WatchEvent{{Type: WatchResync, Path: "/"}, {Type: WatchDeleted, Path: "/a"}, {Type: WatchResync, Path: "/", NewSession: true}},
-			[]WatchEvent{{Type: WatchResync, Path: "/", NewSession: true}, {Type: WatchDeleted, Path: "/a"}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			w := &Watcher{pending: map[pendingKey]*pendingEvent{}, wake: make(chan struct{}, 1)}
-			for _, ev := range tt.in {
-				w.queue(ev)
-			}
-			var got []WatchEvent
-			for {
-				ev, _, ok := w.next()
-				if !ok {
-					break
-				}
-				got = append(got, ev)
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Fatalf("got %+v, want %+v", got, tt.want)
-			}
-		})
-	}
-	// A Sync marker is a barrier: a change queued before it is not moved
-	// behind it by a later change of its path, nor is the resync.
-	w := &Watcher{pending: map[pendingKey]*pendingEvent{}, wake: make(chan struct{}, 1)}
+	w := &Watcher{q: newWatchQueue()}
 	w.queue(WatchEvent{Type: WatchResync, Path: "/"})
-	w.queue(WatchEvent{Type: WatchDataChanged, Path: "/a"})
-	w.mu.Lock()
-	w.seq++
-	w.pending[pendingKey{key: "\x00sync1"}] = &pendingEvent{ev: WatchEvent{Type: WatchSynced}, seq: w.seq}
-	w.order = append(w.order, queuedKey{pendingKey{key: "\x00sync1"}, w.seq})
-	w.epoch++
-	w.mu.Unlock()
-	w.queue(WatchEvent{Type: WatchDataChanged, Path: "/a", Zxid: 2})
+	w.queue(WatchEvent{Type: WatchCreated, Path: "/a"})
+	w.queue(WatchEvent{Type: WatchCreated, Path: "/b"})
+	w.queue(WatchEvent{Type: WatchDataChanged, Path: "/a", Zxid: 9})
+	w.q.Mark(WatchEvent{Type: WatchSynced})
+	w.queue(WatchEvent{Type: WatchDataChanged, Path: "/a", Zxid: 10})
 	w.queue(WatchEvent{Type: WatchResync, Path: "/", NewSession: true})
 	var got []WatchEvent
 	for {
-		ev, _, ok := w.next()
+		ev, _, ok := w.q.Next()
 		if !ok {
 			break
 		}
 		got = append(got, ev)
 	}
-	want := []WatchEvent{{Type: WatchResync, Path: "/", NewSession: true}, {Type: WatchDataChanged, Path: "/a"}, {Type: WatchSynced}, {Type: WatchDataChanged, Path: "/a", Zxid: 2}}
+	want := []WatchEvent{
+		{Type: WatchResync, Path: "/", NewSession: true},
+		{Type: WatchCreated, Path: "/b"},
+		{Type: WatchDataChanged, Path: "/a", Zxid: 9, Coalesced: true},
+		{Type: WatchSynced},
+		{Type: WatchDataChanged, Path: "/a", Zxid: 10},
+	}
 	if !slices.Equal(got, want) {
-		t.Fatalf("around a Sync marker: got %+v, want %+v", got, want)
-	}
-	// Churn on a few paths with nobody reading: the queue stays bounded.
-	w = &Watcher{pending: map[pendingKey]*pendingEvent{}, wake: make(chan struct{}, 1)}
-	for i := range 10000 {
-		w.queue(WatchEvent{Type: WatchDataChanged, Path: fmt.Sprintf("/p%d", i%3)})
-	}
-	if len(w.pending) != 3 || len(w.order) > 2*3+64 {
-		t.Fatalf("%d pending, %d places after churn on 3 paths", len(w.pending), len(w.order))
+		t.Fatalf("got %+v, want %+v", got, want)
 	}
 }
 
