@@ -13,6 +13,7 @@ import (
 
 	"github.com/gocurator/curator/connstate"
 	"github.com/gocurator/curator/internal/clock"
+	"github.com/gocurator/curator/internal/zkpath"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -156,7 +157,7 @@ func WithNamespace(ns string) Option {
 			o.namespace = ""
 			return nil
 		}
-		if why := pathProblem(p); why != "" {
+		if why := zkpath.Problem(p); why != "" {
 			return invalid("namespace %q: %s", ns, why)
 		}
 		o.namespace = p

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/gocurator/curator/internal/zkpath"
 )
 
 // ErrCloseView is returned by Close on a namespace view (see
@@ -44,7 +46,7 @@ func (c *Client) WithNamespace(ns string) (*Client, error) {
 	}
 	if p == "/" {
 		p = ""
-	} else if why := pathProblem(p); why != "" {
+	} else if why := zkpath.Problem(p); why != "" {
 		return nil, fmt.Errorf("%w: namespace %q: %s", ErrInvalidPath, ns, why)
 	}
 	return &Client{core: c.core, prefix: c.chroot + p, namespace: p, view: true}, nil

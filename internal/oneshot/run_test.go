@@ -200,26 +200,3 @@ func TestGiveBack(t *testing.T) {
 		})
 	}
 }
-
-func TestPaths(t *testing.T) {
-	for _, tt := range []struct {
-		path, parent, name string
-	}{
-		{"/", "", ""},
-		{"/a", "/", "a"},
-		{"/a/b", "/a", "b"},
-	} {
-		t.Run(tt.path, func(t *testing.T) {
-			if got := parentOf(tt.path); got != tt.parent {
-				t.Errorf("parentOf(%q) = %q, want %q", tt.path, got, tt.parent)
-			}
-			if tt.path == "/" {
-				return
-			}
-			parent, name := splitPath(tt.path)
-			if name != tt.name || joinPath(parent, name) != tt.path {
-				t.Errorf("splitPath(%q) = %q, %q", tt.path, parent, name)
-			}
-		})
-	}
-}

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"reflect"
 	"sort"
-	"strings"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/internal/zkpath"
 )
 
 // treeWatch is one pending one-shot watch of RunTree.
@@ -193,7 +194,7 @@ func (t *tree) loadKnown(path string, stat *zk.Stat, report bool) error {
 	sort.Strings(kids)
 	for _, k := range kids {
 		n.children[k] = true
-		if err := t.load(joinPath(path, k), report); err != nil {
+		if err := t.load(zkpath.Join(path, k), report); err != nil {
 			return err
 		}
 	}
@@ -255,8 +256,8 @@ func (t *tree) fired(tw treeWatch) error {
 	switch {
 	case stat == nil && n != nil:
 		t.deleted(tw.path)
-		if parent := t.nodes[parentOf(tw.path)]; parent != nil && tw.path != t.w.Path {
-			_, name := splitPath(tw.path)
+		if parent := t.nodes[zkpath.Parent(tw.path)]; parent != nil && tw.path != t.w.Path {
+			_, name := zkpath.Split(tw.path)
 			delete(parent.children, name)
 		}
 	case stat != nil && n == nil:
@@ -306,14 +307,14 @@ func (t *tree) relist(path string, n *treeNode) error {
 	for _, k := range old {
 		if !now[k] {
 			delete(n.children, k)
-			t.deleted(joinPath(path, k))
+			t.deleted(zkpath.Join(path, k))
 		}
 	}
 	sort.Strings(kids)
 	for _, k := range kids {
 		if !n.children[k] {
 			n.children[k] = true
-			if err := t.load(joinPath(path, k), true); err != nil {
+			if err := t.load(zkpath.Join(path, k), true); err != nil {
 				return err
 			}
 		}
@@ -342,7 +343,7 @@ func (t *tree) deleted(path string) {
 	}
 	sort.Strings(kids)
 	for _, k := range kids {
-		t.deleted(joinPath(path, k))
+		t.deleted(zkpath.Join(path, k))
 	}
 	delete(t.nodes, path)
 	t.w.Emit(Event{Type: Deleted, Path: path})
@@ -388,30 +389,4 @@ func (t *tree) giveBack() {
 			}
 		}
 	})
-}
-
-// joinPath returns the path of child under parent.
-func joinPath(parent, child string) string {
-	if parent == "/" {
-		return "/" + child
-	}
-	return parent + "/" + child
-}
-
-// splitPath returns the parent and the last segment of a valid path.
-func splitPath(p string) (parent, name string) {
-	i := strings.LastIndexByte(p, '/')
-	if i <= 0 {
-		return "/", p[i+1:]
-	}
-	return p[:i], p[i+1:]
-}
-
-// parentOf returns path's parent, "" for the root.
-func parentOf(path string) string {
-	if path == "/" {
-		return ""
-	}
-	parent, _ := splitPath(path)
-	return parent
 }
