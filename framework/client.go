@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/connstate"
+	"github.com/gocurator/curator/internal/callgate"
 	"github.com/gocurator/curator/internal/clock"
 	"github.com/gocurator/curator/internal/fanout"
 	"github.com/gocurator/curator/internal/telemetry/clienttel"
@@ -107,7 +108,7 @@ type handle struct {
 	authErr error
 	// replies holds Close back while go-zookeeper calls that read their
 	// reply unguarded are in flight (create.go).
-	replies replyGate
+	replies callgate.Gate
 }
 
 // Connect connects to the ZooKeeper servers of connectString,
@@ -408,13 +409,13 @@ func (c *Client) Close() error {
 // and go-zookeeper's Close returns at once. Either way no goroutine of
 // go-zookeeper is left reading a silent socket.
 //
-// Before either, the calls that read their reply unguarded (see replyGate)
+// Before either, the calls that read their reply unguarded (see replyGateOf)
 // return: at their reply, which a connected server sends within a round
 // trip, or, past replyDrain, once the socket closed fails them.
 func (c *Client) closeConn(h *handle, connected bool) {
 	// Whatever happens below, a connection being closed dials no more.
 	h.wire.Quit()
-	if connected && h.replies.drain(replyDrain) {
+	if connected && h.replies.Drain(replyDrain) {
 		h.conn.Close()
 		h.wire.Abandon()
 		return
@@ -432,7 +433,7 @@ func (c *Client) closeConn(h *handle, connected bool) {
 	// within the second, holding nothing. The socket closed also fails
 	// the calls in flight that hold the gate.
 	h.wire.Abandon()
-	h.replies.drain(replyDrain)
+	h.replies.Drain(replyDrain)
 	closed := make(chan struct{})
 	closing.Add(1)
 	go func() {

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
+	"github.com/gocurator/curator/internal/callgate"
 	"github.com/gocurator/curator/internal/telemetry/clienttel"
 	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/internal/zkwire"
@@ -309,13 +310,13 @@ func (c *Client) createPlain(ctx context.Context, path string, data []byte, acl 
 	)
 	err := c.do(ctx, clienttel.OpCreate, func(conn *zk.Conn) error {
 		// Close waits, briefly, for the reply of a create in flight
-		// (replyGate), so that a create it races is heard, not left
+		// (replyGateOf), so that a create it races is heard, not left
 		// applied unheard.
 		g := c.replyGateOf(conn)
-		if !g.enter() {
+		if !g.Enter() {
 			return zk.ErrConnectionClosed
 		}
-		defer g.leave()
+		defer g.Leave()
 		if !call.begin() {
 			return context.Canceled // the caller is gone: send nothing
 		}
@@ -691,10 +692,10 @@ func (c *Client) rawCreate(conn *zk.Conn, full string, data []byte, acl []zk.ACL
 		return c.createContainer(conn, full, data, acl)
 	case o.mode.isTTL():
 		g := c.replyGateOf(conn)
-		if !g.enter() {
+		if !g.Enter() {
 			return "", zk.ErrConnectionClosed
 		}
-		defer g.leave()
+		defer g.Leave()
 		return conn.CreateTTL(full, data, o.mode.flags(), acl, o.ttl)
 	default:
 		return conn.Create(full, data, o.mode.flags(), acl)
@@ -704,93 +705,34 @@ func (c *Client) rawCreate(conn *zk.Conn, full string, data []byte, acl []zk.ACL
 // createContainer is conn.CreateContainer under conn's reply gate.
 func (c *Client) createContainer(conn *zk.Conn, full string, data []byte, acl []zk.ACL) (string, error) {
 	g := c.replyGateOf(conn)
-	if !g.enter() {
+	if !g.Enter() {
 		return "", zk.ErrConnectionClosed
 	}
-	defer g.leave()
+	defer g.Leave()
 	return conn.CreateContainer(full, data, zk.FlagContainer, acl)
 }
 
-// replyGate keeps a go-zookeeper connection open while calls that read
-// their reply unguarded are in flight on it. go-zookeeper v1.0.4's
+// A connection's reply gate (internal/callgate) keeps it open while the
+// calls that read their reply unguarded are in flight on it. go-zookeeper
+// v1.0.4's
 // CreateTTL and CreateContainer read the reply struct even when they
 // return ErrConnectionClosed because the connection's Close began; if the
 // request was on the wire, its receive loop may be decoding the reply into
 // that struct at the same moment: a data race (its other verbs check for
 // ErrConnectionClosed first). closeConn drains the gate before it closes
 // the connection, so the reply is decoded, and the call has returned,
-// before Close begins. The zero value is an open gate.
-type replyGate struct {
-	mu      sync.Mutex
-	n       int           // calls in flight
-	closing bool          // drain began: calls are refused
-	idle    chan struct{} // closed by the last leave while closing
-}
-
-// closedGate refuses every call: the gate of a connection that is no
-// longer the client's (replaced, or closed).
-var closedGate = &replyGate{closing: true}
-
-// replyGateOf returns conn's gate, closedGate if conn is no longer the
+// before Close begins.
+//
+// replyGateOf returns conn's gate, a closed one if conn is no longer the
 // client's connection (a request for it then fails as a connection loss,
 // and its retry goes to the current connection).
-func (c *Client) replyGateOf(conn *zk.Conn) *replyGate {
+func (c *Client) replyGateOf(conn *zk.Conn) *callgate.Gate {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.h == nil || c.h.conn != conn {
-		return closedGate
+		return callgate.Closed()
 	}
 	return &c.h.replies
-}
-
-// enter admits one call, unless the connection is being closed.
-func (g *replyGate) enter() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closing {
-		return false
-	}
-	g.n++
-	return true
-}
-
-// leave ends a call admitted by enter.
-func (g *replyGate) leave() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.n--
-	if g.n == 0 && g.idle != nil {
-		close(g.idle)
-		g.idle = nil
-	}
-}
-
-// drain refuses calls from now on and waits until those in flight have
-// returned, or until d has passed; it reports whether they have. A call in
-// flight returns once its reply is read, or once go-zookeeper fails it
-// (the socket closed fails every request sent on it).
-func (g *replyGate) drain(d time.Duration) bool {
-	g.mu.Lock()
-	g.closing = true
-	if g.n == 0 {
-		g.mu.Unlock()
-		return true
-	}
-	if g.idle == nil {
-		g.idle = make(chan struct{})
-	}
-	idle := g.idle
-	g.mu.Unlock()
-	// Real time, not the client's clock: a bound on a wait for the
-	// network, which a test's fake clock must not stop.
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-idle:
-		return true
-	case <-t.C:
-		return false
-	}
 }
 
 // ensureParents creates path and its missing ancestors, top down.

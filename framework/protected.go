@@ -108,10 +108,10 @@ func (c *Client) protectedAttempt(ctx context.Context, conn *zk.Conn, pc *protec
 	// Close waits, briefly, for the reply of a create in flight (see
 	// Create), and for the clean-up below when the caller has left.
 	g := c.replyGateOf(conn)
-	if !g.enter() {
+	if !g.Enter() {
 		return zk.ErrConnectionClosed
 	}
-	defer g.leave()
+	defer g.Leave()
 	retrying, ok := pc.begin()
 	if !ok {
 		return context.Canceled
