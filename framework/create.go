@@ -2,8 +2,6 @@ package framework
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,10 +10,10 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
-	"github.com/google/uuid"
 	"go.uber.org/zap"
 
 	"github.com/gocurator/curator/internal/callgate"
+	"github.com/gocurator/curator/internal/protname"
 	"github.com/gocurator/curator/internal/telemetry/clienttel"
 	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/internal/zkwire"
@@ -178,55 +176,13 @@ func (c *Client) statFor(ctx context.Context, w *zkconn.Wire, reqPath, created s
 // ProtectedPrefix is the start of every protected node's name.
 const ProtectedPrefix = "_c_"
 
-// protectedOverhead is how much longer a protected name is than the name.
-const protectedOverhead = len(ProtectedPrefix) + 36 + len("-")
-
-// newProtectedPrefix returns "_c_<random UUID>-", built in one allocation.
-func newProtectedPrefix() string {
-	var b [protectedOverhead]byte
-	protectedID(&b)
-	return string(b[:])
-}
-
-// protectedID writes "_c_<random UUID>-" into b.
-func protectedID(b *[protectedOverhead]byte) {
-	var id [16]byte
-	if _, err := rand.Read(id[:]); err != nil {
-		panic(err) // crypto/rand.Read does not fail on the platforms Go supports
-	}
-	id[6] = id[6]&0x0f | 0x40 // version 4
-	id[8] = id[8]&0x3f | 0x80 // RFC 4122 variant
-	copy(b[:], ProtectedPrefix)
-	hex.Encode(b[3:11], id[0:4])
-	b[11] = '-'
-	hex.Encode(b[12:16], id[4:6])
-	b[16] = '-'
-	hex.Encode(b[17:21], id[6:8])
-	b[21] = '-'
-	hex.Encode(b[22:26], id[8:10])
-	b[26] = '-'
-	hex.Encode(b[27:39], id[10:16])
-	b[39] = '-'
-}
-
 // IsProtected reports whether name is a protected node name as Curator
 // recognises it: longer than 40, "_c_" prefix, a UUID in [3, 39) and a '-'
 // at index 39.
-func IsProtected(name string) bool {
-	if len(name) <= 40 || !strings.HasPrefix(name, ProtectedPrefix) || name[39] != '-' {
-		return false
-	}
-	_, err := uuid.Parse(name[3:39])
-	return err == nil
-}
+func IsProtected(name string) bool { return protname.Is(name) }
 
 // StripProtected returns name without its protected prefix.
-func StripProtected(name string) string {
-	if IsProtected(name) {
-		return name[40:]
-	}
-	return name
-}
+func StripProtected(name string) string { return protname.Strip(name) }
 
 // Create creates a node at path with data and returns the path the server
 // gave it (with its sequence number, for sequential modes). nil data means
@@ -289,7 +245,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 	// costs nothing; sent, it would cost the connection.
 	size := zkwire.ReqHeaderSize + zkwire.CreateBodySize(c.full(path), data, acl, o.mode.isTTL())
 	if o.protected {
-		size += protectedOverhead
+		size += protname.Overhead
 	}
 	if err := c.checkSize("create", size, len(data)); err != nil {
 		return "", fmt.Errorf("create %s: %w", path, err)

@@ -1,14 +1,14 @@
 package framework
 
 import (
-	"github.com/google/uuid"
-
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/internal/protname"
 )
 
 func TestValidatePath(t *testing.T) {
@@ -165,13 +165,8 @@ func TestProtectedNames(t *testing.T) {
 			}
 		})
 	}
-	p := newProtectedPrefix()
-	n := p + "lock-"
-	if !IsProtected(n+"0000000001") || len(n) != 45 || n[39] != '-' || StripProtected(n+"1") != "lock-1" {
-		t.Fatalf("newProtectedPrefix made %q", p)
-	}
-	if _, err := uuid.Parse(p[3:39]); err != nil || p == newProtectedPrefix() {
-		t.Fatalf("newProtectedPrefix made %q: %v (or the same twice)", p, err)
+	if ProtectedPrefix != protname.Prefix {
+		t.Fatalf("ProtectedPrefix %q, protname.Prefix %q", ProtectedPrefix, protname.Prefix)
 	}
 }
 

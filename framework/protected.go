@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
 
+	"github.com/gocurator/curator/internal/protname"
 	"github.com/gocurator/curator/internal/telemetry/clienttel"
 	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/retry"
@@ -88,8 +89,8 @@ func newProtectedCall(path string) *protectedCall {
 	}
 	// One allocation for the path; the prefix is a part of it (this is on
 	// every lock's acquire path).
-	var id [protectedOverhead]byte
-	protectedID(&id)
+	var id [protname.Overhead]byte
+	protname.ID(&id)
 	var b strings.Builder
 	b.Grow(len(dir) + 1 + len(id) + len(name))
 	b.WriteString(dir)
