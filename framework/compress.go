@@ -1,12 +1,10 @@
 package framework
 
 import (
-	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
-	"io"
-	"sync"
+
+	"github.com/gocurator/curator/internal/gzipcodec"
 )
 
 // Compression compresses node data on its way to the server and
@@ -31,45 +29,7 @@ var ErrCompression = errors.New("curator: compression")
 // Gzip returns the codec of Curator's GzipCompressionProvider: standard gzip
 // (RFC 1952) at the default level, so that nodes written by either library
 // are read by the other.
-func Gzip() Compression { return gzipCodec{} }
-
-type gzipCodec struct{}
-
-// gzipWriters keeps writers for reuse: a gzip.Writer costs about 800 KiB of
-// allocations to make and nothing to Reset.
-var gzipWriters = sync.Pool{New: func() any { return gzip.NewWriter(nil) }}
-
-// Compress returns data as one gzip member with an empty header.
-func (gzipCodec) Compress(_ string, data []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	w := gzipWriters.Get().(*gzip.Writer)
-	defer gzipWriters.Put(w)
-	w.Reset(&buf)
-	if _, err := w.Write(data); err != nil {
-		return nil, err
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// Decompress reads every gzip member of data (as java.util.zip's
-// GZIPInputStream does) and checks each one's CRC and length.
-func (gzipCodec) Decompress(_ string, data []byte) ([]byte, error) {
-	r, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("not gzip: %w", io.ErrUnexpectedEOF)
-		}
-		return nil, err
-	}
-	out, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	return out, r.Close()
-}
+func Gzip() Compression { return gzipcodec.Codec{} }
 
 // Compression returns the client's codec (WithCompression; Gzip by default)
 // and whether its reads and writes use it unless told otherwise
