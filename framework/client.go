@@ -17,6 +17,7 @@ import (
 	"github.com/gocurator/curator/internal/callgate"
 	"github.com/gocurator/curator/internal/clock"
 	"github.com/gocurator/curator/internal/fanout"
+	"github.com/gocurator/curator/internal/mailbox"
 	"github.com/gocurator/curator/internal/telemetry/clienttel"
 	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/retry"
@@ -57,8 +58,10 @@ type core struct {
 	configVersion int64
 
 	listeners *connstate.Listeners
-	events    *eventQueue
-	tel       *clienttel.Instruments // instruments and spans (telemetry.go)
+	// events is unbounded: go-zookeeper's callback never blocks nor
+	// drops (its own event channel holds six and drops the rest).
+	events *mailbox.Mailbox[connEvent]
+	tel    *clienttel.Instruments // instruments and spans (telemetry.go)
 
 	// ctx is cancelled by Close; background work (guaranteed deletes,
 	// find-and-delete of protected nodes, auth) runs under it.
@@ -178,7 +181,7 @@ func connectOptions(ctx context.Context, connectString string, servers []string,
 			servers:   servers,
 			chroot:    chroot,
 			listeners: connstate.NewListeners(),
-			events:    newEventQueue(),
+			events:    mailbox.New[connEvent](),
 			tel:       newClientTelemetry(&o),
 			first:     make(chan struct{}),
 			kick:      make(chan struct{}, 1),
@@ -295,7 +298,7 @@ func (c *Client) dial(gen uint64) (*handle, error) {
 		zk.WithDialer(h.wire.Dialer(dialer)),
 		zk.WithLogger(zkLogger{c.log.Named("zk")}),
 		zk.WithLogInfo(false),
-		zk.WithEventCallback(func(ev zk.Event) { c.events.push(connEvent{gen: gen, ev: ev}) }),
+		zk.WithEventCallback(func(ev zk.Event) { c.events.Send(connEvent{gen: gen, ev: ev}) }),
 		// go-zookeeper encodes every request into this buffer and fails
 		// one that does not fit (zk.ErrShortBuffer) without sending it:
 		// sized to jute.maxbuffer, it refuses what the client's own

@@ -1,7 +1,6 @@
 package framework
 
 import (
-	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -19,42 +18,14 @@ type connEvent struct {
 	expire bool
 }
 
-// eventQueue is unbounded: go-zookeeper's callback pushes without ever
-// blocking or dropping (its own event channel holds six and drops the rest).
-type eventQueue struct {
-	mu    sync.Mutex
-	items []connEvent
-	wake  chan struct{}
-}
-
-func newEventQueue() *eventQueue { return &eventQueue{wake: make(chan struct{}, 1)} }
-
-func (q *eventQueue) push(e connEvent) {
-	q.mu.Lock()
-	q.items = append(q.items, e)
-	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (q *eventQueue) drain() []connEvent {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	items := q.items
-	q.items = nil
-	return items
-}
-
 // run is the client's event goroutine: it turns go-zookeeper's session events
 // into connection states. It never runs listener code.
 func (c *Client) run() {
 	defer c.wg.Done()
 	for {
 		select {
-		case <-c.events.wake:
-			for _, e := range c.events.drain() {
+		case <-c.events.Wake():
+			for _, e := range c.events.Take() {
 				c.handle(e)
 				c.fireGuards()
 			}
@@ -201,7 +172,7 @@ func (c *Client) armExpiryAfterLocked(d time.Duration) {
 	}
 	gen := c.gen
 	c.expiry = c.opts.clock.AfterFunc(d, func() {
-		c.events.push(connEvent{gen: gen, expire: true})
+		c.events.Send(connEvent{gen: gen, expire: true})
 	})
 }
 

@@ -169,6 +169,6 @@ func (c *Client) SessionAlive(session int64) bool {
 		return true
 	}
 	// The watchdog's work, on the event goroutine as always.
-	c.events.push(connEvent{gen: c.gen, expire: true})
+	c.events.Send(connEvent{gen: c.gen, expire: true})
 	return false
 }
