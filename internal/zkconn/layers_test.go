@@ -40,13 +40,42 @@ func imports(t *testing.T, dir string) map[string][]string {
 }
 
 // The layers hold (docs/design.md, "Layers"): the connection layer imports
-// nothing of the floors above it, and recipes build on framework's
-// exported API alone, never on the connection layer.
+// nothing of the floors above it, nor do the other parts of framework
+// under internal/, and recipes build on framework's exported API alone,
+// never on the connection layer.
 func TestLayers(t *testing.T) {
 	for file, imps := range imports(t, ".") {
 		for _, p := range imps {
 			if p == "framework" || strings.HasPrefix(p, "framework/") || strings.HasPrefix(p, "recipes") || p == "connstate" || p == "retry" {
 				t.Errorf("%s imports %s: the connection layer must not import a floor above it", file, p)
+			}
+		}
+	}
+	// framework's own parts under internal/ (the packages it imports, in
+	// their non-test files) sit below it too.
+	below := map[string]bool{}
+	for file, imps := range imports(t, filepath.Join("..", "..", "framework")) {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		for _, p := range imps {
+			if strings.HasPrefix(p, "internal/") {
+				below[p] = true
+			}
+		}
+	}
+	if !below["internal/zkconn"] || len(below) < 5 {
+		t.Fatalf("framework's internal imports %v: the test looks in the wrong place", below)
+	}
+	for pkg := range below {
+		for file, imps := range imports(t, filepath.Join("..", "..", pkg)) {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			for _, p := range imps {
+				if p == "framework" || strings.HasPrefix(p, "recipes") {
+					t.Errorf("%s imports %s: framework's parts must not import a floor above them", file, p)
+				}
 			}
 		}
 	}
