@@ -59,7 +59,6 @@ type registration struct {
 	path string
 	data []byte // a persistent node's data as last written; nil if unknown
 	gone bool   // unregistered: a Register must make a new registration
-	stop func()
 }
 
 // New returns a Discovery of the services under basePath (Curator's
@@ -255,7 +254,11 @@ func (d *Discovery) register(ctx context.Context, reg *registration, inst Instan
 	if inst.ServiceType == DynamicSequential {
 		mode = framework.EphemeralSequential
 	}
-	opts := []node.Option{node.WithMode(mode), node.WithLogger(d.log)}
+	// The node logs its registrations and losses itself, with the
+	// instance named in each line: no listener of ours (a goroutine per
+	// registration) is needed for them.
+	log := d.log.With(zap.String("service", inst.Name), zap.String("id", inst.ID))
+	opts := []node.Option{node.WithMode(mode), node.WithLogger(log)}
 	switch {
 	case d.o.failIfOwned:
 		opts = append(opts, node.FailIfOwned())
@@ -263,17 +266,7 @@ func (d *Discovery) register(ctx context.Context, reg *registration, inst Instan
 		opts = append(opts, node.TakeOver())
 	}
 	n := node.New(d.c, path, data, opts...)
-	name, id := inst.Name, inst.ID
-	stop := n.Listen(func(e node.Event) {
-		switch e.State {
-		case node.Recreating:
-			d.log.Info("instance lost, registering again", zap.String("service", name), zap.String("id", id), zap.Error(e.Reason))
-		case node.Registered:
-			d.log.Info("registered", zap.String("service", name), zap.String("id", id), zap.String("path", e.Path))
-		}
-	})
 	if err := n.Start(ctx); err != nil {
-		stop()
 		_ = n.Close(ctx)
 		if errors.Is(err, ErrOwnedByOtherSession) && ctx.Err() != nil {
 			// node's error names node's options; ours are these.
@@ -281,7 +274,7 @@ func (d *Discovery) register(ctx context.Context, reg *registration, inst Instan
 		}
 		return fmt.Errorf("discovery: register %s: %w", path, err)
 	}
-	reg.inst, reg.node, reg.path, reg.stop = inst, n, n.Path(), stop
+	reg.inst, reg.node, reg.path = inst, n, n.Path()
 	return nil
 }
 
@@ -487,7 +480,6 @@ func (d *Discovery) unregister(ctx context.Context, reg *registration) error {
 		return d.deletePersistent(ctx, instanceKey{reg.inst.Name, reg.inst.ID}, reg.path, reg.data)
 	}
 	err := reg.node.Close(ctx)
-	reg.stop()
 	if err != nil {
 		return fmt.Errorf("discovery: unregister %s: %w", reg.path, err)
 	}
