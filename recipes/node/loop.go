@@ -464,18 +464,25 @@ func (n *Node) hold(ctx context.Context, w watched, reg registration) error {
 		}
 		sessDone = s.Done()
 	}
-	// The reads below are waited for (see look), but end with the
-	// session, not at the end of the retry policy's patience.
-	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	if sessDone != nil {
-		go func() {
-			select {
-			case <-sessDone:
-				cancel()
-			case <-rctx.Done():
-			}
-		}()
+	// A look again is waited for (see look), but ends with the session,
+	// not at the end of the retry policy's patience. Its context and the
+	// goroutine that ends it are made only when one is needed: most
+	// holds end with no look.
+	rearm := func() (watched, error) {
+		rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		defer cancel()
+		if sessDone != nil {
+			looked := make(chan struct{})
+			defer close(looked)
+			go func() {
+				select {
+				case <-sessDone:
+					cancel()
+				case <-looked:
+				}
+			}()
+		}
+		return n.arm(rctx, reg)
 	}
 	var (
 		tick  chan struct{}
@@ -527,7 +534,7 @@ func (n *Node) hold(ctx context.Context, w watched, reg registration) error {
 			if sessDone != nil && !n.c.SessionAlive(reg.owner) {
 				return ErrSessionLost
 			}
-			nw, err := n.arm(rctx, reg)
+			nw, err := rearm()
 			switch {
 			case errors.Is(err, errAgain):
 				return lost()
