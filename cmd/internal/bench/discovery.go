@@ -89,7 +89,7 @@ func RunDiscoveryRounds(ctx context.Context, servers, server string, s Discovery
 		if rounds > 1 {
 			logf("discovery, RTT %v: round %d of %d", rtt, round+1, rounds)
 		}
-		runs := []func(context.Context, string, string, string, DiscoverySettings) (DiscoveryResult, error){RunOurDiscovery, RunRawDiscovery}
+		runs := []func(context.Context, string, string, string, DiscoverySettings) (DiscoveryResult, error){RunOurDiscovery, RunRawDiscovery, RunRawWatchedDiscovery}
 		if curator {
 			runs = append(runs, RunCuratorDiscovery)
 		}
@@ -154,7 +154,23 @@ func RunOurDiscovery(ctx context.Context, servers, server, base string, s Discov
 // register and unregister cost at least, two round trips. It has no
 // picks.
 func RunRawDiscovery(ctx context.Context, servers, server, base string, s DiscoverySettings) (DiscoveryResult, error) {
+	return runRawDiscovery(ctx, servers, server, base, s, false)
+}
+
+// RunRawWatchedDiscovery is RunRawDiscovery with the one request a
+// watched registration adds: a getData with a watch, sent beside the
+// create from a goroutine of its own (as recipes/node sends it), which
+// the delete then fires. It is the churn's floor for a registration that
+// is watched, as ours is (re-made if it goes).
+func RunRawWatchedDiscovery(ctx context.Context, servers, server, base string, s DiscoverySettings) (DiscoveryResult, error) {
+	return runRawDiscovery(ctx, servers, server, base, s, true)
+}
+
+func runRawDiscovery(ctx context.Context, servers, server, base string, s DiscoverySettings, watch bool) (DiscoveryResult, error) {
 	r := DiscoveryResult{Impl: ImplRaw, PickAllocs: -1}
+	if watch {
+		r.Impl = ImplRawWatched
+	}
 	conn, err := DialZK(ctx, servers)
 	if err != nil {
 		return r, err
@@ -168,10 +184,10 @@ func RunRawDiscovery(ctx context.Context, servers, server, base string, s Discov
 	}
 	c0, cerr := ReadServerCounters(server)
 	warm := max(s.Churn/10, s.Workers)
-	if _, err := rawChurn(ctx, conn, parent, "w", warm, s.Workers); err != nil {
+	if _, err := rawChurn(ctx, conn, parent, "w", warm, s.Workers, watch); err != nil {
 		return r, err
 	}
-	elapsed, err := rawChurn(ctx, conn, parent, "c", s.Churn, s.Workers)
+	elapsed, err := rawChurn(ctx, conn, parent, "c", s.Churn, s.Workers, watch)
 	if err != nil {
 		return r, err
 	}
@@ -184,8 +200,9 @@ func RunRawDiscovery(ctx context.Context, servers, server, base string, s Discov
 }
 
 // rawChurn creates and deletes n ephemeral instance nodes under parent,
-// workers at a time, and returns how long it took.
-func rawChurn(ctx context.Context, conn *zk.Conn, parent, prefix string, n, workers int) (time.Duration, error) {
+// workers at a time, each watched in between if watch is set, and
+// returns how long it took.
+func rawChurn(ctx context.Context, conn *zk.Conn, parent, prefix string, n, workers int, watch bool) (time.Duration, error) {
 	var (
 		next  atomic.Int64
 		wg    sync.WaitGroup
@@ -202,7 +219,7 @@ func rawChurn(ctx context.Context, conn *zk.Conn, parent, prefix string, n, work
 				data, err := inst.MarshalJSON()
 				path := parent + "/" + inst.ID
 				if err == nil {
-					_, err = conn.Create(path, data, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+					_, err = rawCreate(conn, path, data, watch)
 				}
 				if err == nil {
 					err = conn.Delete(path, -1)
@@ -219,6 +236,30 @@ func rawChurn(ctx context.Context, conn *zk.Conn, parent, prefix string, n, work
 	}
 	wg.Wait()
 	return time.Since(t0), cmpOr(first, ctx.Err())
+}
+
+// rawCreate creates the ephemeral node path and, if watch is set, reads
+// it with a watch from a second goroutine, sent just after the create.
+func rawCreate(conn *zk.Conn, path string, data []byte, watch bool) (string, error) {
+	if !watch {
+		return conn.Create(path, data, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+	}
+	looked := make(chan error, 1)
+	go func() {
+		runtime.Gosched() // the create is queued first
+		_, _, _, err := conn.GetW(path)
+		looked <- err
+	}()
+	p, err := conn.Create(path, data, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+	lerr := <-looked
+	if err == nil && errors.Is(lerr, zk.ErrNoNode) {
+		// The read went first: look again, as the node recipe does.
+		_, _, _, lerr = conn.GetW(path)
+	}
+	if err == nil {
+		err = lerr
+	}
+	return p, err
 }
 
 // perInstance divides what server's counters grew by since c0 by n; -1
@@ -419,7 +460,8 @@ func WriteDiscovery(w io.Writer, rounds int, rep *DiscoveryReport) {
 	fmt.Fprintf(w, "# churn = instances registered then unregistered per second: %d instances by %d goroutines (Java: threads) on one session, after a tenth as many unmeasured;\n",
 		s.Churn, s.Workers)
 	fmt.Fprintln(w, "#   reads, writes = requests the server answered per instance (mntr), the warm-up included")
-	fmt.Fprintln(w, "# go-zookeeper raw = the churn's floor: a create and a delete per instance, nothing watched or checked")
+	fmt.Fprintln(w, "# go-zookeeper raw = the churn's floor: a create and a delete per instance, nothing watched or checked;")
+	fmt.Fprintln(w, "#   + watch = the same with a watched read beside the create, which the delete fires: the floor of a watched registration")
 	for _, t := range rep.Tables {
 		fmt.Fprintln(w)
 		rtt := "0 (direct)"
@@ -442,7 +484,7 @@ func WriteDiscovery(w io.Writer, rounds int, rep *DiscoveryReport) {
 				allocs = fmt.Sprintf("%.2f", r.PickAllocs)
 			}
 			vs := "-"
-			if r.Impl == ImplOurs || r.Impl == ImplRaw {
+			if r.Impl != ImplCurator {
 				for _, c := range t.Rows {
 					if c.Impl == ImplCurator && c.Error == "" && c.ChurnPerSec > 0 {
 						vs = fmt.Sprintf("%.2fx", r.ChurnPerSec/c.ChurnPerSec)
@@ -450,7 +492,7 @@ func WriteDiscovery(w io.Writer, rounds int, rep *DiscoveryReport) {
 				}
 			}
 			pick, bytes := fmt.Sprintf("%.1f", r.PickNs), fmt.Sprintf("%.1f", r.PickBytes)
-			if r.Impl == ImplRaw { // the churn's floor: no picks
+			if r.Impl == ImplRaw || r.Impl == ImplRawWatched { // the churn's floors: no picks
 				pick, bytes = "-", "-"
 			}
 			fmt.Fprintf(w, "%s | %s | %s | %s | %.0f | %s | %s | %s\n", r.Impl, pick, allocs, bytes, r.ChurnPerSec, vs,

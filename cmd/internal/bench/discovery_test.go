@@ -84,6 +84,14 @@ func TestRunRawDiscovery(t *testing.T) {
 	if r.Impl != ImplRaw || r.ChurnPerSec <= 0 || r.ChurnWrites < 2 {
 		t.Fatalf("result %+v", r)
 	}
+	// With the watch: a read more per instance.
+	r, err = RunRawWatchedDiscovery(ctx, zkAddr, zkAddr, base, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Impl != ImplRawWatched || r.ChurnPerSec <= 0 || r.ChurnWrites < 2 || r.ChurnReads < 1 {
+		t.Fatalf("watched: result %+v", r)
+	}
 	c := testkit.Connect(t, zkAddr, "")
 	if st, err := c.Exists(ctx, base); err != nil || st != nil {
 		t.Fatalf("%s left behind: %v %v", base, st, err)

@@ -8,10 +8,12 @@ import (
 
 // Implementations compared in the table.
 const (
-	ImplOurs    = "gocurator"
-	ImplRaw     = "go-zookeeper raw"
-	ImplZKLock  = "go-zookeeper zk.Lock"
-	ImplCurator = "Curator (Java)"
+	ImplOurs = "gocurator"
+	ImplRaw  = "go-zookeeper raw"
+	// ImplRawWatched is the discovery churn's floor with a watch.
+	ImplRawWatched = "go-zookeeper raw + watch"
+	ImplZKLock     = "go-zookeeper zk.Lock"
+	ImplCurator    = "Curator (Java)"
 )
 
 // Workload names, in table order.
