@@ -109,10 +109,13 @@
 // passes first, sendSetWatches finds that watch and reads lastZxid while
 // the receive loop writes it for the next reply. So once such a reply has
 // passed, the replies after it wait for the setWatches request (which then
-// comes, written after the read) or for the rest of the settle window, 100
+// comes, written after the read) or for the rest of the settle window, 10
 // ms from the connect response, by which time the loop goroutine, which
 // has nothing to block on between the two, has run sendSetWatches. What is
 // left is a loop goroutine descheduled for longer than the window between
 // two statements; no upstream release fixes the race (v1.0.4 is the
-// newest).
+// newest). The window is short because it costs: a recipe that starts
+// the moment its client connects has its replies after its first watch
+// held to the window's end (100 ms made timing-sensitive tests of the
+// double barrier and the queue fail; 10 ms did not).
 package zkconn

@@ -107,7 +107,7 @@ func (c *Conn) awaitWatchesSet() {
 // go-zookeeper's loop goroutine is taken to have passed sendSetWatches.
 // It runs a few statements after reading the connect response, with
 // nothing to block on; the window only has to outlast a descheduling.
-var settleWait = 100 * time.Millisecond
+var settleWait = 10 * time.Millisecond
 
 // settleClock times the settle window (a test's fake clock replaces it).
 var settleClock clock.Clock = clock.Real

@@ -162,6 +162,7 @@ func (d *Double) enter(ctx context.Context) error {
 			select {
 			case <-w.ch: // fired since: read the ready node
 				w.live = false
+				d.wakeups.Add(1) // an event that makes us look again
 			default:
 			}
 		}

@@ -266,12 +266,15 @@ func TestLeaveWithDeadlineNeverSpins(t *testing.T) {
 		}
 	}
 	// A member that came after the barrier opened (its node made after
-	// the ready node) is not of the round; which one does depends on
-	// timing, so the round is read from the server. Every member of the
-	// round but its last leaves with a deadline while that last stays.
-	ready, err := obs.Exists(ctx, barrierPath+"/ready")
-	if err != nil || ready == nil {
-		t.Fatalf("ready node: %v, %v", ready, err)
+	// the ready node that opened it) is not of the round; which one does
+	// depends on timing, and such a member may have replaced the ready
+	// node since (it counted the round's members), so the round is the
+	// members older than the first ready node a member was let in by.
+	// Every member of the round but its last leaves with a deadline while
+	// that last stays.
+	first := barrier.Opened(ds[0])
+	for _, d := range ds[1:] {
+		first = min(first, barrier.Opened(d))
 	}
 	var round, late []*barrier.Double
 	for _, d := range ds {
@@ -279,7 +282,7 @@ func TestLeaveWithDeadlineNeverSpins(t *testing.T) {
 		if err != nil || st == nil {
 			t.Fatalf("member node %s: %v, %v", barrier.Node(d), st, err)
 		}
-		if st.Czxid < ready.Czxid {
+		if st.Czxid < first {
 			round = append(round, d)
 		} else {
 			late = append(late, d)

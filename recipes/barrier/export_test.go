@@ -12,3 +12,6 @@ func LeaveWaits(d *Double) int64 { return d.waits.Load() }
 // BarrierWakeups returns how many events made the barrier's Wait look
 // again.
 func BarrierWakeups(b *Barrier) int64 { return b.wakeups.Load() }
+
+// Opened returns the czxid of the ready node that let the member in.
+func Opened(d *Double) int64 { return d.opened }
