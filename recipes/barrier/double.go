@@ -186,6 +186,10 @@ func (d *Double) enter(ctx context.Context) error {
 		case !r.ours:
 			d.giveBack(ctx, &w)
 			return ErrMemberLost
+		case closed(d.c):
+			// The client closed during the look: its session (and our
+			// node) ended with it, which is no lost membership.
+			return framework.ErrClosed
 		case d.c.SessionID() != d.owner:
 			// A new session: our node is the old one's, and goes with it
 			// when the server expires it. Take it now, so that nobody
@@ -478,5 +482,15 @@ func (d *Double) cleanUp(ctx context.Context) {
 	defer cancel()
 	if err := d.c.Delete(cctx, d.node, framework.Quietly(), framework.Guaranteed()); err != nil {
 		d.log.Info("deleting the member node failed; it is deleted in the background", zap.Error(err))
+	}
+}
+
+// closed reports whether Close was called on c.
+func closed(c *framework.Client) bool {
+	select {
+	case <-c.Done():
+		return true
+	default:
+		return false
 	}
 }
