@@ -297,3 +297,44 @@ func TestCloseAfterFailedStartWaitsForItsCleanUp(t *testing.T) {
 		return err == nil && st == nil
 	})
 }
+
+// A Start that failed after its create landed, and whose delete then
+// failed (an exists answered with an error), leaves the delete to the
+// background: a Close after it waits for that delete rather than return
+// nil while the node is still there (the chaos run's ghost after an
+// ensemble restart: "on the server 10s after its Close returned nil").
+func TestCloseAfterFailedStartWaitsForItsBackgroundDelete(t *testing.T) {
+	t.Parallel()
+	ns := testkit.Unique(t)
+	proxy := zktest.NewProxy(t, zkAddr)
+	// No retries: the failed exists reaches the node, which retries it
+	// in the background.
+	c := testkit.Connect(t, proxy.Addr(), ns, framework.WithRetryPolicy(retry.NTimes(0, 10*time.Millisecond)))
+	admin := testkit.Connect(t, zkAddr, ns)
+	ctx := testkit.Ctx(t)
+	if _, err := admin.Create(ctx, "/g", nil); err != nil {
+		t.Fatal(err)
+	}
+	proxy.SetDelay(50 * time.Millisecond) // the create outlasts Start's ctx
+	fired := proxy.FailNextExistsReply(-118)
+	n := node.New(c, "/g/x", nil)
+	sctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	t0 := time.Now()
+	err := n.Start(sctx)
+	cancel()
+	t.Logf("Start took %v: %v", time.Since(t0), err)
+	if err == nil {
+		t.Fatal("Start succeeded past its deadline")
+	}
+	select {
+	case <-fired:
+	case <-time.After(testkit.Deadline):
+		t.Fatalf("Start's delete read no owner (%v): the test did not reach the background delete", err)
+	}
+	if err := n.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if st, err := admin.Exists(ctx, "/g/x"); err != nil || st != nil {
+		t.Fatalf("Close returned nil with the failed Start's node there (%v, %v)", st, err)
+	}
+}

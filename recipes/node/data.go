@@ -314,7 +314,15 @@ func (n *Node) removeLater(path string, err error) error {
 		}
 		end = s.Done()
 	}
+	// Close waits for this delete too (awaitCleaning): a Start that
+	// failed leaves it running, and a Close after it must not return nil
+	// while our node may still be there.
+	done := make(chan struct{})
+	n.mu.Lock()
+	n.cleaning = done
+	n.mu.Unlock()
 	go func() {
+		defer close(done)
 		defer cancel()
 		go func() {
 			select {
@@ -327,6 +335,13 @@ func (n *Node) removeLater(path string, err error) error {
 		for {
 			err := n.removeOnce(ctx, path)
 			if err == nil || ctx.Err() != nil || errors.Is(err, framework.ErrClosed) || !mendable(err) {
+				// Done, or the node went with its session or client;
+				// an error retrying cannot mend is Close's to report.
+				if err != nil && !mendable(err) && !errors.Is(err, framework.ErrClosed) {
+					n.setCleanErr(done, err)
+				} else {
+					n.setCleanErr(done, nil)
+				}
 				return
 			}
 			n.log.Debug("node: delete will retry", zap.Error(err))

@@ -46,10 +46,12 @@ type Node struct {
 	closed    bool
 	waitOwner int64 // the other session whose node the loop waits out, 0 when none
 	run       *run  // the running loop, nil when not started
-	// cleaning, if not nil, is closed once a delete that stop left to
-	// the background (its ctx ended first: a failed Start's, say) is
-	// over; cleanErr is its error. Close waits for it, so that it never
-	// returns nil while a node of ours may still be deleted.
+	// cleaning, if not nil, is closed once a delete left to the
+	// background is over: stop's (its ctx ended first: a failed
+	// Start's, say) or removeLater's (a delete that failed), the later
+	// taking over from the earlier; cleanErr is the last one's error.
+	// Close waits for it, so that it never returns nil while a node of
+	// ours may still be deleted.
 	cleaning chan struct{}
 	cleanErr error
 	listen   fanout.Fanout[Event]
@@ -407,10 +409,7 @@ func (n *Node) stop(ctx context.Context, r *run, failed bool) error {
 			<-r.done
 			bctx, cancel := context.WithTimeout(context.Background(), cleanupBudget)
 			defer cancel()
-			err := n.remove(bctx, failed)
-			n.mu.Lock()
-			n.cleanErr = err
-			n.mu.Unlock()
+			n.setCleanErr(done, n.remove(bctx, failed))
 		}()
 		return ctx.Err()
 	}
@@ -424,16 +423,34 @@ func (n *Node) awaitCleaning(ctx context.Context) error {
 	n.mu.Lock()
 	done := n.cleaning
 	n.mu.Unlock()
-	if done == nil {
-		return nil
-	}
-	select {
-	case <-done:
+	for done != nil {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		// A clean-up may hand over to a later one (stop's goes on
+		// in removeLater's): wait for the last.
 		n.mu.Lock()
-		defer n.mu.Unlock()
-		return n.cleanErr
-	case <-ctx.Done():
-		return ctx.Err()
+		next := n.cleaning
+		n.mu.Unlock()
+		if next == done {
+			break
+		}
+		done = next
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.cleanErr
+}
+
+// setCleanErr records the end of the clean-up done: its error, unless a
+// later clean-up has taken over (whose end decides).
+func (n *Node) setCleanErr(done chan struct{}, err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cleaning == done {
+		n.cleanErr = err
 	}
 }
 
