@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"net"
 	"slices"
 	"testing"
 	"time"
@@ -239,5 +240,35 @@ func TestSetsWatch(t *testing.T) {
 		if got := setsWatch(tc.p); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A connection the client has replaced (after a client-side expiry) is
+// closed in the background, and go-zookeeper may redial it first and
+// resume the old session, setting its old watches again, while the
+// client's count of watches was reset for the new connection: a retired
+// Wire's replies wait for setWatches on every dial (the race seen in CI
+// in the node and group tests' session_expired cases).
+func TestRetiredWireWaitsForSetWatches(t *testing.T) {
+	w := NewWire(Config{Counts: &Counts{}})
+	dial := w.Dialer(func(string, string, time.Duration) (net.Conn, error) {
+		a, b := net.Pipe()
+		t.Cleanup(func() { a.Close(); b.Close() })
+		return a, nil
+	})
+	c, err := dial("tcp", "server", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.(*Conn).gateClosed() {
+		t.Fatal("a live Wire with no watches counted waits for setWatches")
+	}
+	w.Retire()
+	c, err = dial("tcp", "server", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.(*Conn).gateClosed() {
+		t.Fatal("a retired Wire's redial hands replies on before setWatches")
 	}
 }

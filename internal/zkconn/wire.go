@@ -147,8 +147,13 @@ func (w *Wire) Dialer(d zk.Dialer) zk.Dialer {
 			// the re-arm at the connect response knows.
 			w.pw.dialed(wc)
 		}
-		if w.counts == nil || !w.counts.any() {
-			// No watch to set again: no setWatches to wait for.
+		if (w.counts == nil || !w.counts.any()) && !w.retired.Load() {
+			// No watch to set again: no setWatches to wait for. A
+			// retired connection's count is not its own any more (the
+			// client reset it for the connection that replaced this
+			// one), while go-zookeeper may still hold this one's
+			// watches and set them again on a redial that resumes the
+			// old session, as it is being closed: its replies wait.
 			wc.setSeen = true
 			close(wc.watchesSet)
 		}
