@@ -203,6 +203,23 @@ func runRawDiscovery(ctx context.Context, servers, server, base string, s Discov
 // workers at a time, each watched in between if watch is set, and
 // returns how long it took.
 func rawChurn(ctx context.Context, conn *zk.Conn, parent, prefix string, n, workers int, watch bool) (time.Duration, error) {
+	return churn(ctx, n, workers, func(i int) error {
+		inst := churnInstance(prefix, i)
+		data, err := inst.MarshalJSON()
+		path := parent + "/" + inst.ID
+		if err == nil {
+			_, err = rawCreate(conn, path, data, watch)
+		}
+		if err == nil {
+			err = conn.Delete(path, -1)
+		}
+		return err
+	})
+}
+
+// churn runs pair(i) for i from 0 to n, workers at a time, and returns
+// how long it took; the first error stops every worker.
+func churn(ctx context.Context, n, workers int, pair func(i int) error) (time.Duration, error) {
 	var (
 		next  atomic.Int64
 		wg    sync.WaitGroup
@@ -215,20 +232,11 @@ func rawChurn(ctx context.Context, conn *zk.Conn, parent, prefix string, n, work
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < n && ctx.Err() == nil; i = int(next.Add(1) - 1) {
-				inst := churnInstance(prefix, i)
-				data, err := inst.MarshalJSON()
-				path := parent + "/" + inst.ID
-				if err == nil {
-					_, err = rawCreate(conn, path, data, watch)
-				}
-				if err == nil {
-					err = conn.Delete(path, -1)
-				}
-				if err != nil {
+				if err := pair(i); err != nil {
 					mu.Lock()
 					first = cmpOr(first, err)
 					mu.Unlock()
-					next.Store(int64(n))
+					next.Store(int64(n)) // the others stop too
 					return
 				}
 			}
@@ -331,35 +339,13 @@ func ourPicks(ctx context.Context, d *discovery.Discovery, s DiscoverySettings, 
 // ourChurn registers and unregisters n instances, workers at a time, and
 // returns how long it took.
 func ourChurn(ctx context.Context, d *discovery.Discovery, prefix string, n, workers int) (time.Duration, error) {
-	var (
-		next  atomic.Int64
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-	)
-	t0 := time.Now()
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				inst := churnInstance(prefix, i)
-				err := d.Register(ctx, inst)
-				if err == nil {
-					err = d.Unregister(ctx, inst)
-				}
-				if err != nil {
-					mu.Lock()
-					first = cmpOr(first, err)
-					mu.Unlock()
-					next.Store(int64(n)) // the others stop too
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return time.Since(t0), first
+	return churn(ctx, n, workers, func(i int) error {
+		inst := churnInstance(prefix, i)
+		if err := d.Register(ctx, inst); err != nil {
+			return err
+		}
+		return d.Unregister(ctx, inst)
+	})
 }
 
 func cmpOr(a, b error) error {
